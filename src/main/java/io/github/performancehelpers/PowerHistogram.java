@@ -1,7 +1,11 @@
 package io.github.performancehelpers;
 
 import java.time.Duration;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
 import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A latency histogram with a guaranteed relative error on every quantile, built for a control
@@ -71,10 +75,63 @@ public final class PowerHistogram {
      * WriterReaderPhaser: a writer marks its entry and exit with one atomic increment each; the
      * reader swaps the active and inactive state, then waits until every writer that entered
      * before the swap has left, so the state it reads is quiescent.
+     *
+     * Layout. Each interval is one long[]: slot 0 counts zeros, slot 1 + (i - minIndex) counts
+     * bucket i for i in [minIndex, maxIndex]; plus the interval's sum, min and max as the raw
+     * bits of doubles, updated by CAS. The count is not a separate field: it is the sum of the
+     * slots, computed by the reader. A record is therefore: one log, one ceil (outside the
+     * critical section), then phaser enter, one getAndAdd on the slot, one CAS on the sum, a
+     * plain volatile read each of min and max (a CAS only when the value is a new extreme),
+     * phaser exit. No allocation, no loop that waits on another thread (the CAS loops retry
+     * only because another writer made progress).
+     *
+     * Readers hold readerLock. snapshotAndReset: clear the inactive interval (quiescent since
+     * the previous flip), publish it as active, flip the phaser, and read the old one, now
+     * quiescent. snapshot: the same, then add the old interval back into the active one as a
+     * single write, so the current interval loses nothing.
      */
 
+    /** Default lowest trackable value: 1 ns, in milliseconds. */
+    static final double DEFAULT_LOWEST_MILLIS = 1e-6;
+    /** Default highest trackable value: 10^7 ms (about 2.8 hours). */
+    static final double DEFAULT_HIGHEST_MILLIS = 1e7;
+    /** Upper bound on the number of buckets of one interval (32 MiB per interval). */
+    static final int MAX_BUCKETS = 1 << 22;
+
+    private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(long[].class);
+
+    private final double relativeAccuracy;
+    private final double gamma;
+    /** {@code 1 / ln(gamma)}. */
+    private final double multiplier;
+    private final int minIndex;
+    private final int maxIndex;
+    private final double lowestMillis;
+    private final double highestMillis;
+
+    private final WriterReaderPhaser phaser = new WriterReaderPhaser();
+    /** Serializes readers. Writers never take it. */
+    private final ReentrantLock readerLock = new ReentrantLock();
+    /** The interval writers record into. Written only under readerLock. */
+    private volatile Interval active;
+    /** The interval swapped out last; quiescent. Accessed only under readerLock. */
+    private Interval inactive;
+
     private PowerHistogram(Builder builder) {
-        throw new UnsupportedOperationException("not yet implemented");
+        this.relativeAccuracy = builder.relativeAccuracy;
+        this.gamma = gammaOf(relativeAccuracy);
+        this.multiplier = 1.0 / Math.log(gamma);
+        this.lowestMillis = builder.lowestMillis;
+        this.highestMillis = builder.highestMillis;
+        this.minIndex = (int) Math.ceil(Math.log(lowestMillis) * multiplier);
+        this.maxIndex = (int) Math.ceil(Math.log(highestMillis) * multiplier);
+        int slots = 1 + (maxIndex - minIndex + 1);
+        this.active = new Interval(slots);
+        this.inactive = new Interval(slots);
+    }
+
+    private static double gammaOf(double relativeAccuracy) {
+        return (1.0 + relativeAccuracy) / (1.0 - relativeAccuracy);
     }
 
     /**
@@ -91,6 +148,10 @@ public final class PowerHistogram {
      */
     public static final class Builder {
 
+        private double relativeAccuracy = 0.01;
+        private double lowestMillis = DEFAULT_LOWEST_MILLIS;
+        private double highestMillis = DEFAULT_HIGHEST_MILLIS;
+
         private Builder() {
         }
 
@@ -103,7 +164,12 @@ public final class PowerHistogram {
          * @throws IllegalArgumentException if {@code relativeAccuracy} is not in {@code (0, 1)}
          */
         public Builder relativeAccuracy(double relativeAccuracy) {
-            throw new UnsupportedOperationException("not yet implemented");
+            if (!(relativeAccuracy > 0.0 && relativeAccuracy < 1.0)) {
+                throw new IllegalArgumentException(
+                        "relativeAccuracy must be in (0, 1): " + relativeAccuracy);
+            }
+            this.relativeAccuracy = relativeAccuracy;
+            return this;
         }
 
         /**
@@ -120,7 +186,18 @@ public final class PowerHistogram {
          *                                  is not greater than {@code lowest}
          */
         public Builder trackableRange(Duration lowest, Duration highest) {
-            throw new UnsupportedOperationException("not yet implemented");
+            Objects.requireNonNull(lowest, "lowest");
+            Objects.requireNonNull(highest, "highest");
+            if (lowest.isNegative() || lowest.isZero()) {
+                throw new IllegalArgumentException("lowest must be > 0: " + lowest);
+            }
+            if (highest.compareTo(lowest) <= 0) {
+                throw new IllegalArgumentException(
+                        "highest must be > lowest: highest=" + highest + ", lowest=" + lowest);
+            }
+            this.lowestMillis = toMillis(lowest);
+            this.highestMillis = toMillis(highest);
+            return this;
         }
 
         /**
@@ -131,9 +208,22 @@ public final class PowerHistogram {
          *                                  2<sup>22</sup> buckets
          */
         public PowerHistogram build() {
+            double buckets = Math.log(highestMillis / lowestMillis) / Math.log(gammaOf(relativeAccuracy)) + 2;
+            if (!(buckets <= MAX_BUCKETS)) {
+                throw new IllegalArgumentException("relativeAccuracy " + relativeAccuracy
+                        + " over the trackable range [" + lowestMillis + " ms, " + highestMillis
+                        + " ms] needs about " + (long) buckets + " buckets, more than "
+                        + MAX_BUCKETS + "; use a larger relativeAccuracy or a narrower range");
+            }
             return new PowerHistogram(this);
         }
     }
+
+    private static double toMillis(Duration d) {
+        return d.getSeconds() * 1e3 + d.getNano() / 1e6;
+    }
+
+    // ------------------------------------------------------------------------------ writers
 
     /**
      * Records one value, in milliseconds. Never waits and allocates nothing.
@@ -144,7 +234,10 @@ public final class PowerHistogram {
      *                                  recorded then
      */
     public void record(double millis) {
-        throw new UnsupportedOperationException("not yet implemented");
+        if (!(millis >= 0.0) || millis == Double.POSITIVE_INFINITY) {
+            throw new IllegalArgumentException("millis must be finite and >= 0: " + millis);
+        }
+        recordValid(millis + 0.0); // -0.0 + 0.0 == +0.0
     }
 
     /**
@@ -155,7 +248,10 @@ public final class PowerHistogram {
      * @throws IllegalArgumentException if {@code nanos} is negative; nothing is recorded then
      */
     public void recordNanos(long nanos) {
-        throw new UnsupportedOperationException("not yet implemented");
+        if (nanos < 0) {
+            throw new IllegalArgumentException("nanos must be >= 0: " + nanos);
+        }
+        recordValid(nanos / 1e6);
     }
 
     /**
@@ -167,106 +263,45 @@ public final class PowerHistogram {
      */
     public void record(Duration latency) {
         Objects.requireNonNull(latency, "latency");
-        throw new UnsupportedOperationException("not yet implemented");
+        if (latency.isNegative()) {
+            throw new IllegalArgumentException("latency must not be negative: " + latency);
+        }
+        recordValid(toMillis(latency));
     }
 
-    /**
-     * Returns the lower {@code q}-quantile of the current interval: an estimate, within the
-     * relative accuracy, of the value at 0-based rank {@code floor(q * (count - 1))} of the
-     * samples sorted ascending.
-     *
-     * @param q the quantile, in {@code [0, 1]} ({@code 0.99} is the p99)
-     * @return the quantile in milliseconds, or {@link Double#NaN} if the interval is empty
-     * @throws IllegalArgumentException if {@code q} is not in {@code [0, 1]} (or is NaN)
-     */
-    public double quantile(double q) {
-        throw new UnsupportedOperationException("not yet implemented");
+    /** Records a validated, finite, non-negative value (never {@code -0.0}). */
+    private void recordValid(double millis) {
+        int slot = slotOf(millis);
+        long epoch = phaser.writerEnter();
+        try {
+            Interval interval = active;
+            SLOTS.getAndAdd(interval.slots, slot, 1L);
+            interval.addSum(millis);
+            interval.updateMin(millis);
+            interval.updateMax(millis);
+        } finally {
+            phaser.writerExit(epoch);
+        }
     }
 
-    /**
-     * Returns the number of samples in the current interval.
-     *
-     * @return the count, {@code >= 0}
-     */
-    public long count() {
-        throw new UnsupportedOperationException("not yet implemented");
+    /** The slot of a finite value {@code >= 0}: 0 for zero, else its bucket clamped to range. */
+    private int slotOf(double millis) {
+        if (millis == 0.0) {
+            return 0;
+        }
+        double index = Math.ceil(Math.log(millis) * multiplier);
+        if (index <= minIndex) {
+            return 1;
+        }
+        if (index >= maxIndex) {
+            return 1 + maxIndex - minIndex;
+        }
+        return 1 + (int) index - minIndex;
     }
 
-    /**
-     * Returns the exact smallest sample of the current interval.
-     *
-     * @return the minimum in milliseconds, or {@link Double#NaN} if the interval is empty
-     */
-    public double min() {
-        throw new UnsupportedOperationException("not yet implemented");
-    }
-
-    /**
-     * Returns the exact largest sample of the current interval.
-     *
-     * @return the maximum in milliseconds, or {@link Double#NaN} if the interval is empty
-     */
-    public double max() {
-        throw new UnsupportedOperationException("not yet implemented");
-    }
-
-    /**
-     * Returns the sum of the samples of the current interval (a {@code double} sum, so exact as
-     * long as every partial sum is representable, e.g. integers below 2<sup>53</sup>).
-     *
-     * @return the sum in milliseconds; {@code 0.0} if the interval is empty
-     */
-    public double sum() {
-        throw new UnsupportedOperationException("not yet implemented");
-    }
-
-    /**
-     * Returns the mean of the samples of the current interval, {@code sum() / count()}.
-     *
-     * @return the mean in milliseconds, or {@link Double#NaN} if the interval is empty
-     */
-    public double mean() {
-        throw new UnsupportedOperationException("not yet implemented");
-    }
-
-    /**
-     * Returns the relative accuracy this histogram was built with.
-     *
-     * @return the relative accuracy, in {@code (0, 1)}
-     */
-    public double relativeAccuracy() {
-        throw new UnsupportedOperationException("not yet implemented");
-    }
-
-    /**
-     * Returns an immutable copy of the current interval, which goes on unchanged: samples
-     * recorded concurrently are either in the snapshot and in the interval, or only in the
-     * interval.
-     *
-     * @return a snapshot of the current interval
-     */
-    public Snapshot snapshot() {
-        throw new UnsupportedOperationException("not yet implemented");
-    }
-
-    /**
-     * Ends the current interval and starts a new, empty one in one step, returning the interval
-     * that ended. Every sample recorded by any thread lands in exactly one interval. Writers do
-     * not wait; this method waits (briefly, spinning then yielding) for writers that are in the
-     * middle of a record to finish it.
-     *
-     * @return a snapshot of the interval that ended
-     */
-    public Snapshot snapshotAndReset() {
-        throw new UnsupportedOperationException("not yet implemented");
-    }
-
-    /**
-     * Discards the current interval and starts a new, empty one, as
-     * {@link #snapshotAndReset()} does without building the snapshot.
-     */
-    public void reset() {
-        throw new UnsupportedOperationException("not yet implemented");
+    /** The slot of bucket {@code index}, clamped to this histogram's range. */
+    private int slotOfIndex(int index) {
+        return 1 + Math.min(Math.max(index, minIndex), maxIndex) - minIndex;
     }
 
     /**
@@ -281,7 +316,167 @@ public final class PowerHistogram {
      */
     public void merge(Snapshot other) {
         Objects.requireNonNull(other, "other");
-        throw new UnsupportedOperationException("not yet implemented");
+        checkSameAccuracy(relativeAccuracy, other.relativeAccuracy);
+        if (other.count == 0) {
+            return;
+        }
+        long epoch = phaser.writerEnter();
+        try {
+            addInto(active, other);
+        } finally {
+            phaser.writerExit(epoch);
+        }
+    }
+
+    /** Adds a non-empty snapshot to an interval with atomic operations. */
+    private void addInto(Interval interval, Snapshot s) {
+        if (s.zeroCount != 0) {
+            SLOTS.getAndAdd(interval.slots, 0, s.zeroCount);
+        }
+        long[] counts = s.counts;
+        for (int j = 0; j < counts.length; j++) {
+            if (counts[j] != 0) {
+                SLOTS.getAndAdd(interval.slots, slotOfIndex(s.offset + j), counts[j]);
+            }
+        }
+        interval.addSum(s.sum);
+        interval.updateMin(s.min);
+        interval.updateMax(s.max);
+    }
+
+    private static void checkSameAccuracy(double mine, double theirs) {
+        if (Double.compare(mine, theirs) != 0) {
+            throw new IllegalArgumentException("relativeAccuracy must be the same to merge: "
+                    + theirs + " into " + mine);
+        }
+    }
+
+    // ------------------------------------------------------------------------------ readers
+
+    /**
+     * Returns the lower {@code q}-quantile of the current interval: an estimate, within the
+     * relative accuracy, of the value at 0-based rank {@code floor(q * (count - 1))} of the
+     * samples sorted ascending.
+     *
+     * @param q the quantile, in {@code [0, 1]} ({@code 0.99} is the p99)
+     * @return the quantile in milliseconds, or {@link Double#NaN} if the interval is empty
+     * @throws IllegalArgumentException if {@code q} is not in {@code [0, 1]} (or is NaN)
+     */
+    public double quantile(double q) {
+        checkQuantile(q);
+        return snapshot().quantile(q);
+    }
+
+    /**
+     * Returns the number of samples in the current interval.
+     *
+     * @return the count, {@code >= 0}
+     */
+    public long count() {
+        return snapshot().count();
+    }
+
+    /**
+     * Returns the exact smallest sample of the current interval.
+     *
+     * @return the minimum in milliseconds, or {@link Double#NaN} if the interval is empty
+     */
+    public double min() {
+        return snapshot().min();
+    }
+
+    /**
+     * Returns the exact largest sample of the current interval.
+     *
+     * @return the maximum in milliseconds, or {@link Double#NaN} if the interval is empty
+     */
+    public double max() {
+        return snapshot().max();
+    }
+
+    /**
+     * Returns the sum of the samples of the current interval (a {@code double} sum, so exact as
+     * long as every partial sum is representable, e.g. integers below 2<sup>53</sup>).
+     *
+     * @return the sum in milliseconds; {@code 0.0} if the interval is empty
+     */
+    public double sum() {
+        return snapshot().sum();
+    }
+
+    /**
+     * Returns the mean of the samples of the current interval, {@code sum() / count()}.
+     *
+     * @return the mean in milliseconds, or {@link Double#NaN} if the interval is empty
+     */
+    public double mean() {
+        return snapshot().mean();
+    }
+
+    /**
+     * Returns the relative accuracy this histogram was built with.
+     *
+     * @return the relative accuracy, in {@code (0, 1)}
+     */
+    public double relativeAccuracy() {
+        return relativeAccuracy;
+    }
+
+    /**
+     * Returns an immutable copy of the current interval, which goes on unchanged: samples
+     * recorded concurrently are either in the snapshot and in the interval, or only in the
+     * interval.
+     *
+     * @return a snapshot of the current interval
+     */
+    public Snapshot snapshot() {
+        readerLock.lock();
+        try {
+            Interval ended = swap();
+            Snapshot s = new Snapshot(this, ended);
+            if (s.count != 0) {
+                // Put the samples back, as one write, so the current interval loses nothing.
+                long epoch = phaser.writerEnter();
+                try {
+                    addInto(active, s);
+                } finally {
+                    phaser.writerExit(epoch);
+                }
+            }
+            return s;
+        } finally {
+            readerLock.unlock();
+        }
+    }
+
+    /**
+     * Ends the current interval and starts a new, empty one in one step, returning the interval
+     * that ended. Every sample recorded by any thread lands in exactly one interval. Writers do
+     * not wait; this method waits (briefly, spinning then yielding) for writers that are in the
+     * middle of a record to finish it.
+     *
+     * @return a snapshot of the interval that ended
+     */
+    public Snapshot snapshotAndReset() {
+        readerLock.lock();
+        try {
+            return new Snapshot(this, swap());
+        } finally {
+            readerLock.unlock();
+        }
+    }
+
+    /**
+     * Discards the current interval and starts a new, empty one, as
+     * {@link #snapshotAndReset()} does without building the snapshot.
+     */
+    public void reset() {
+        readerLock.lock();
+        try {
+            swap().clear();
+        } finally {
+            readerLock.unlock();
+        }
     }
 
     /**
@@ -290,7 +485,140 @@ public final class PowerHistogram {
      * @return a JSON object
      */
     public String toJson() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return snapshot().toJson();
+    }
+
+    /**
+     * Returns {@link #toJson()}.
+     *
+     * @return the current interval as JSON
+     */
+    @Override
+    public String toString() {
+        return toJson();
+    }
+
+    /**
+     * Swaps the intervals and waits for the old active one to be quiescent. Caller holds
+     * readerLock.
+     *
+     * @return the interval that was active, now quiescent and inactive
+     */
+    private Interval swap() {
+        Interval next = inactive;
+        next.clear(); // quiescent since the previous flip; plain writes, published by `active`
+        Interval ended = active;
+        active = next;
+        phaser.flipPhase();
+        inactive = ended;
+        return ended;
+    }
+
+    /**
+     * Estimates the heap bytes of this histogram's state, for a 64-bit JVM with compressed
+     * references: the two interval arrays and objects, plus an upper bound for the fixed-size
+     * objects (this object, the phaser, the reader lock).
+     */
+    long footprintBytes() {
+        long perInterval = Interval.OBJECT_BYTES + 16L + 8L * active.slots.length;
+        long fixed = 96 /* this */ + 48 /* phaser */ + 16 + 48 /* ReentrantLock + its Sync */;
+        return 2 * perInterval + fixed;
+    }
+
+    /** Number of buckets of one interval, the zero bucket included. */
+    int slotCount() {
+        return active.slots.length;
+    }
+
+    private static void checkQuantile(double q) {
+        if (!(q >= 0.0 && q <= 1.0)) {
+            throw new IllegalArgumentException("q must be in [0, 1]: " + q);
+        }
+    }
+
+    private static String json(double v) {
+        return Double.isNaN(v) ? "null" : Double.toString(v);
+    }
+
+    /** One interval's state. Writers update it with atomic operations only. */
+    private static final class Interval {
+
+        /** Object header, the array reference and three longs, rounded up to 8. */
+        static final long OBJECT_BYTES = 48;
+
+        private static final VarHandle SUM;
+        private static final VarHandle MIN;
+        private static final VarHandle MAX;
+
+        static {
+            try {
+                MethodHandles.Lookup l = MethodHandles.lookup();
+                SUM = l.findVarHandle(Interval.class, "sumBits", long.class);
+                MIN = l.findVarHandle(Interval.class, "minBits", long.class);
+                MAX = l.findVarHandle(Interval.class, "maxBits", long.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private static final long ZERO_BITS = Double.doubleToRawLongBits(0.0);
+        private static final long PLUS_INF_BITS = Double.doubleToRawLongBits(Double.POSITIVE_INFINITY);
+        private static final long MINUS_INF_BITS = Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY);
+
+        /** Slot 0: zeros; slot 1 + (i - minIndex): bucket i. Updated with SLOTS.getAndAdd. */
+        final long[] slots;
+        /** Raw bits of the sum; updated by CAS. */
+        volatile long sumBits = ZERO_BITS;
+        /** Raw bits of the minimum, +infinity when empty; lowered by CAS. */
+        volatile long minBits = PLUS_INF_BITS;
+        /** Raw bits of the maximum, -infinity when empty; raised by CAS. */
+        volatile long maxBits = MINUS_INF_BITS;
+
+        Interval(int slots) {
+            this.slots = new long[slots];
+        }
+
+        void addSum(double x) {
+            long current = sumBits;
+            for (;;) {
+                long next = Double.doubleToRawLongBits(Double.longBitsToDouble(current) + x);
+                long witness = (long) SUM.compareAndExchange(this, current, next);
+                if (witness == current) {
+                    return;
+                }
+                current = witness;
+            }
+        }
+
+        void updateMin(double x) {
+            long current = minBits;
+            while (x < Double.longBitsToDouble(current)) {
+                long witness = (long) MIN.compareAndExchange(this, current, Double.doubleToRawLongBits(x));
+                if (witness == current) {
+                    return;
+                }
+                current = witness;
+            }
+        }
+
+        void updateMax(double x) {
+            long current = maxBits;
+            while (x > Double.longBitsToDouble(current)) {
+                long witness = (long) MAX.compareAndExchange(this, current, Double.doubleToRawLongBits(x));
+                if (witness == current) {
+                    return;
+                }
+                current = witness;
+            }
+        }
+
+        /** Empties a quiescent interval. */
+        void clear() {
+            Arrays.fill(slots, 0L);
+            sumBits = ZERO_BITS;
+            minBits = PLUS_INF_BITS;
+            maxBits = MINUS_INF_BITS;
+        }
     }
 
     /**
@@ -302,7 +630,59 @@ public final class PowerHistogram {
      */
     public static final class Snapshot {
 
-        private Snapshot() {
+        private static final long[] NO_COUNTS = new long[0];
+
+        private final double relativeAccuracy;
+        private final double gamma;
+        private final long zeroCount;
+        /** Bucket index of {@code counts[0]}. */
+        private final int offset;
+        /** Counts of buckets {@code offset ..}, trimmed to the first and last non-empty one. */
+        private final long[] counts;
+        private final long count;
+        private final double sum;
+        /** Exact minimum; +infinity when empty. */
+        private final double min;
+        /** Exact maximum; -infinity when empty. */
+        private final double max;
+
+        /** Copies a quiescent interval. */
+        private Snapshot(PowerHistogram h, Interval interval) {
+            long[] slots = interval.slots;
+            int first = 1;
+            while (first < slots.length && slots[first] == 0) {
+                first++;
+            }
+            int last = slots.length - 1;
+            while (last >= first && slots[last] == 0) {
+                last--;
+            }
+            this.relativeAccuracy = h.relativeAccuracy;
+            this.gamma = h.gamma;
+            this.zeroCount = slots[0];
+            this.offset = h.minIndex + first - 1;
+            this.counts = first <= last ? Arrays.copyOfRange(slots, first, last + 1) : NO_COUNTS;
+            long n = zeroCount;
+            for (long c : counts) {
+                n += c;
+            }
+            this.count = n;
+            this.sum = Double.longBitsToDouble(interval.sumBits);
+            this.min = Double.longBitsToDouble(interval.minBits);
+            this.max = Double.longBitsToDouble(interval.maxBits);
+        }
+
+        private Snapshot(double relativeAccuracy, double gamma, long zeroCount, int offset,
+                long[] counts, long count, double sum, double min, double max) {
+            this.relativeAccuracy = relativeAccuracy;
+            this.gamma = gamma;
+            this.zeroCount = zeroCount;
+            this.offset = offset;
+            this.counts = counts;
+            this.count = count;
+            this.sum = sum;
+            this.min = min;
+            this.max = max;
         }
 
         /**
@@ -315,7 +695,23 @@ public final class PowerHistogram {
          * @throws IllegalArgumentException if {@code q} is not in {@code [0, 1]} (or is NaN)
          */
         public double quantile(double q) {
-            throw new UnsupportedOperationException("not yet implemented");
+            checkQuantile(q);
+            if (count == 0) {
+                return Double.NaN;
+            }
+            long rank = (long) Math.floor(q * (count - 1));
+            long seen = zeroCount;
+            if (rank < seen) {
+                return 0.0;
+            }
+            for (int j = 0; j < counts.length; j++) {
+                seen += counts[j];
+                if (rank < seen) {
+                    double representative = 2.0 * Math.pow(gamma, offset + j) / (gamma + 1.0);
+                    return Math.min(Math.max(representative, min), max);
+                }
+            }
+            return max; // unreachable: the counts sum to count
         }
 
         /**
@@ -324,7 +720,7 @@ public final class PowerHistogram {
          * @return the count, {@code >= 0}
          */
         public long count() {
-            throw new UnsupportedOperationException("not yet implemented");
+            return count;
         }
 
         /**
@@ -333,7 +729,7 @@ public final class PowerHistogram {
          * @return the minimum in milliseconds, or {@link Double#NaN} if empty
          */
         public double min() {
-            throw new UnsupportedOperationException("not yet implemented");
+            return count == 0 ? Double.NaN : min;
         }
 
         /**
@@ -342,7 +738,7 @@ public final class PowerHistogram {
          * @return the maximum in milliseconds, or {@link Double#NaN} if empty
          */
         public double max() {
-            throw new UnsupportedOperationException("not yet implemented");
+            return count == 0 ? Double.NaN : max;
         }
 
         /**
@@ -351,7 +747,7 @@ public final class PowerHistogram {
          * @return the sum in milliseconds; {@code 0.0} if empty
          */
         public double sum() {
-            throw new UnsupportedOperationException("not yet implemented");
+            return sum;
         }
 
         /**
@@ -360,7 +756,7 @@ public final class PowerHistogram {
          * @return the mean in milliseconds, or {@link Double#NaN} if empty
          */
         public double mean() {
-            throw new UnsupportedOperationException("not yet implemented");
+            return count == 0 ? Double.NaN : sum / count;
         }
 
         /**
@@ -369,7 +765,7 @@ public final class PowerHistogram {
          * @return the relative accuracy, in {@code (0, 1)}
          */
         public double relativeAccuracy() {
-            throw new UnsupportedOperationException("not yet implemented");
+            return relativeAccuracy;
         }
 
         /**
@@ -383,7 +779,29 @@ public final class PowerHistogram {
          */
         public Snapshot merge(Snapshot other) {
             Objects.requireNonNull(other, "other");
-            throw new UnsupportedOperationException("not yet implemented");
+            checkSameAccuracy(relativeAccuracy, other.relativeAccuracy);
+            long[] merged;
+            int mergedOffset;
+            if (counts.length == 0) {
+                merged = other.counts;
+                mergedOffset = other.offset;
+            } else if (other.counts.length == 0) {
+                merged = counts;
+                mergedOffset = offset;
+            } else {
+                mergedOffset = Math.min(offset, other.offset);
+                int end = Math.max(offset + counts.length, other.offset + other.counts.length);
+                merged = new long[end - mergedOffset];
+                for (int j = 0; j < counts.length; j++) {
+                    merged[offset - mergedOffset + j] += counts[j];
+                }
+                for (int j = 0; j < other.counts.length; j++) {
+                    merged[other.offset - mergedOffset + j] += other.counts[j];
+                }
+            }
+            return new Snapshot(relativeAccuracy, gamma, zeroCount + other.zeroCount,
+                    mergedOffset, merged, count + other.count, sum + other.sum,
+                    Math.min(min, other.min), Math.max(max, other.max));
         }
 
         /**
@@ -406,7 +824,38 @@ public final class PowerHistogram {
          * @return a JSON object
          */
         public String toJson() {
-            throw new UnsupportedOperationException("not yet implemented");
+            StringBuilder b = new StringBuilder(128 + 16 * counts.length);
+            b.append("{\"relativeAccuracy\":").append(relativeAccuracy)
+                    .append(",\"count\":").append(count)
+                    .append(",\"min\":").append(json(min()))
+                    .append(",\"max\":").append(json(max()))
+                    .append(",\"sum\":").append(json(sum))
+                    .append(",\"mean\":").append(json(mean()))
+                    .append(",\"quantiles\":{\"0.5\":").append(json(quantile(0.5)))
+                    .append(",\"0.9\":").append(json(quantile(0.9)))
+                    .append(",\"0.99\":").append(json(quantile(0.99)))
+                    .append(",\"0.999\":").append(json(quantile(0.999)))
+                    .append("},\"zeroCount\":").append(zeroCount)
+                    .append(",\"bins\":[");
+            boolean firstBin = true;
+            for (int j = 0; j < counts.length; j++) {
+                if (counts[j] != 0) {
+                    b.append(firstBin ? "[" : ",[").append(offset + j).append(',')
+                            .append(counts[j]).append(']');
+                    firstBin = false;
+                }
+            }
+            return b.append("]}").toString();
+        }
+
+        /**
+         * Returns {@link #toJson()}.
+         *
+         * @return this snapshot as JSON
+         */
+        @Override
+        public String toString() {
+            return toJson();
         }
     }
 }
