@@ -27,7 +27,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * rounding, far below {@code 1e-9} relative), for values inside the
  * {@linkplain Builder#trackableRange(Duration, Duration) trackable range}. Zero is a valid value
  * and has its own exact bucket. A quantile is also clamped to the exact {@link #min()} and
- * {@link #max()}, which can only bring it closer to the exact answer.
+ * {@link #max()}, which can only bring it closer to the exact answer, and the quantiles of the
+ * first and last rank are the exact {@link #min()} and {@link #max()}.
  *
  * <h2>Quantile rank</h2>
  * {@link #quantile(double) quantile(q)} of {@code n} samples is the <em>lower</em> quantile:
@@ -700,6 +701,12 @@ public final class PowerHistogram {
                 return Double.NaN;
             }
             long rank = (long) Math.floor(q * (count - 1));
+            if (rank == 0) {
+                return min; // exact, even outside the trackable range
+            }
+            if (rank == count - 1) {
+                return max;
+            }
             long seen = zeroCount;
             if (rank < seen) {
                 return 0.0;
@@ -805,13 +812,15 @@ public final class PowerHistogram {
         }
 
         /**
-         * Returns this snapshot as one JSON object. Shape (NaN figures of an empty snapshot are
-         * written as {@code null}, as JSON has no NaN):
+         * Returns this snapshot as one JSON object, on one line. Shape, for the samples 0, 2, 3
+         * and 12 ms (line breaks added; NaN figures of an empty snapshot are written as
+         * {@code null}, as JSON has no NaN):
          *
          * <pre>{@code
          * {"relativeAccuracy":0.01,"count":4,"min":0.0,"max":12.0,"sum":17.0,"mean":4.25,
-         *  "quantiles":{"0.5":2.0,"0.9":12.0,"0.99":12.0,"0.999":12.0},
-         *  "zeroCount":1,"bins":[[35,1],[56,1],[126,1]]}
+         *  "quantiles":{"0.5":1.9936617014173446,"0.9":2.9742334234767016,
+         *               "0.99":2.9742334234767016,"0.999":2.9742334234767016},
+         *  "zeroCount":1,"bins":[[35,1],[55,1],[125,1]]}
          * }</pre>
          *
          * {@code quantiles} holds the p50, p90, p99 and p999 as {@link #quantile(double)} gives
