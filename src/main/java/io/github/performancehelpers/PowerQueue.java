@@ -1,7 +1,12 @@
 package io.github.performancehelpers;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.Collection;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A bounded FIFO queue for many producers and many consumers, which refuses (and counts) what
@@ -25,6 +30,80 @@ import java.util.concurrent.TimeUnit;
  */
 public final class PowerQueue<E> {
 
+    /*
+     * Implementation notes.
+     *
+     * The ring is Dmitry Vyukov's bounded MPMC array queue: every slot i carries a sequence
+     * number. A producer may fill position pos (slot pos % capacity) when the slot's sequence
+     * equals pos; it claims pos by CAS on tail, stores the element, then publishes sequence
+     * pos + 1. A consumer may take position pos when the sequence equals pos + 1; it claims pos by
+     * CAS on head, takes the element, then frees the slot with sequence pos + capacity, which is
+     * the next lap's pos. Any capacity works (the index is pos % capacity; a power of two uses a
+     * mask). offer and poll are linearized at their CAS.
+     *
+     * Linearizability of the refusals: a slot that is not ready does not by itself mean "full" or
+     * "empty", because the producer or consumer that claimed it may still be writing. offer
+     * reports full only if tail - head >= capacity when head is re-read; poll reports empty only
+     * if head == tail when tail is re-read. Otherwise the claimant is in flight (a few
+     * instructions) and the caller spins until it finishes (as JCTools' MpmcArrayQueue.poll does).
+     *
+     * Blocking consumers. take() and poll(timeout) increment `waiters` (volatile, written only
+     * under `lock`), then poll, then await notEmpty; a producer reads `waiters` after its CAS on
+     * tail and signals only if it is non-zero. Both sides write a volatile and then read the
+     * other's volatile, so either the producer sees the waiter or the waiter's poll sees the
+     * producer's position; and because the waiter holds `lock` from the increment until await()
+     * releases it, the producer's signal (taken under `lock`) cannot fall between them. So offer
+     * touches the lock only when a consumer is actually parked.
+     *
+     * remove(o) replaces the element in its slot with the REMOVED tombstone by CAS; consumers take
+     * elements with getAndSet, so exactly one of the remover and the consumer wins an element.
+     * Consumers skip tombstones (poll, peek) and free their slots. `removedPending` counts
+     * tombstones not yet skipped, so size() excludes them; the slot itself is reclaimed only when
+     * consumers reach it (documented as a Note on the class).
+     */
+
+    /** The tombstone left by remove(Object) in the slot of the removed element. */
+    private static final Object REMOVED = new Object();
+
+    private static final VarHandle SEQUENCE = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle ELEMENT = MethodHandles.arrayElementVarHandle(Object[].class);
+    private static final VarHandle HEAD;
+    private static final VarHandle TAIL;
+    private static final VarHandle DROPPED;
+    private static final VarHandle REMOVED_PENDING;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            HEAD = lookup.findVarHandle(HeadIndex.class, "head", long.class);
+            TAIL = lookup.findVarHandle(TailIndex.class, "tail", long.class);
+            DROPPED = lookup.findVarHandle(PowerQueue.class, "dropped", long.class);
+            REMOVED_PENDING = lookup.findVarHandle(PowerQueue.class, "removedPending", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final int capacity;
+    /** {@code capacity - 1} if capacity is a power of two, else -1 (use {@code %}). */
+    private final int mask;
+    /** Per-slot sequence numbers; accessed only through {@link #SEQUENCE}. */
+    private final long[] sequences;
+    /** The elements (or {@link #REMOVED}); accessed only through {@link #ELEMENT}. */
+    private final Object[] elements;
+    /** head and tail, each on its own cache lines: producers and consumers hammer them. */
+    private final Indexes indexes = new Indexes();
+
+    /** Guards waiting; taken by a producer only when {@link #waiters} is non-zero. */
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition notEmpty = lock.newCondition();
+    /** Consumers inside take()/poll(timeout). Written only under {@link #lock}. */
+    private volatile int waiters;
+    @SuppressWarnings("unused") // accessed through DROPPED
+    private volatile long dropped;
+    @SuppressWarnings("unused") // accessed through REMOVED_PENDING
+    private volatile long removedPending;
+
     /**
      * Creates an empty queue.
      *
@@ -35,7 +114,18 @@ public final class PowerQueue<E> {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be >= 1: " + capacity);
         }
-        throw new UnsupportedOperationException("not yet implemented");
+        this.capacity = capacity;
+        this.mask = Integer.bitCount(capacity) == 1 ? capacity - 1 : -1;
+        this.sequences = new long[capacity];
+        this.elements = new Object[capacity];
+        for (int i = 0; i < capacity; i++) {
+            sequences[i] = i;
+        }
+    }
+
+    private int index(long pos) {
+        int m = mask;
+        return m >= 0 ? (int) pos & m : (int) (pos % capacity);
     }
 
     /**
@@ -47,7 +137,60 @@ public final class PowerQueue<E> {
      * @throws NullPointerException if {@code e} is null
      */
     public boolean offer(E e) {
-        throw new UnsupportedOperationException("not yet implemented");
+        Objects.requireNonNull(e, "e");
+        final Indexes ix = indexes;
+        final long[] seqs = sequences;
+        long pos = (long) TAIL.getVolatile(ix);
+        int spins = 0;
+        for (;;) {
+            int i = index(pos);
+            long diff = (long) SEQUENCE.getAcquire(seqs, i) - pos;
+            if (diff == 0) {
+                long witness = (long) TAIL.compareAndExchange(ix, pos, pos + 1);
+                if (witness == pos) {
+                    ELEMENT.set(elements, i, e);
+                    SEQUENCE.setRelease(seqs, i, pos + 1);
+                    if (waiters != 0) {
+                        signalWaiter();
+                    }
+                    return true;
+                }
+                pos = witness;
+            } else if (diff < 0) {
+                // The slot still holds the element from one lap ago, or its consumer is in flight.
+                if (pos - capacity >= (long) HEAD.getVolatile(ix)) {
+                    DROPPED.getAndAdd(this, 1L);
+                    return false;
+                }
+                spins = backOff(spins);
+                pos = (long) TAIL.getVolatile(ix);
+            } else {
+                pos = (long) TAIL.getVolatile(ix);
+            }
+        }
+    }
+
+    /**
+     * Waits a moment for a producer or consumer that has claimed a position but not yet
+     * finished with its slot (a few instructions, unless its thread was descheduled: then yield).
+     */
+    private static int backOff(int spins) {
+        if (spins < 64) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
+        return spins + 1;
+    }
+
+    private void signalWaiter() {
+        final ReentrantLock lock = this.lock;
+        lock.lock();
+        try {
+            notEmpty.signal();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -55,8 +198,39 @@ public final class PowerQueue<E> {
      *
      * @return the head element, or {@code null} if the queue is empty
      */
+    @SuppressWarnings("unchecked")
     public E poll() {
-        throw new UnsupportedOperationException("not yet implemented");
+        final Indexes ix = indexes;
+        final long[] seqs = sequences;
+        long pos = (long) HEAD.getVolatile(ix);
+        int spins = 0;
+        for (;;) {
+            int i = index(pos);
+            long diff = (long) SEQUENCE.getAcquire(seqs, i) - (pos + 1);
+            if (diff == 0) {
+                long witness = (long) HEAD.compareAndExchange(ix, pos, pos + 1);
+                if (witness == pos) {
+                    Object e = ELEMENT.getAndSet(elements, i, (Object) null);
+                    SEQUENCE.setRelease(seqs, i, pos + capacity);
+                    if (e != REMOVED) {
+                        return (E) e;
+                    }
+                    REMOVED_PENDING.getAndAdd(this, -1L);
+                    pos = (long) HEAD.getVolatile(ix);
+                } else {
+                    pos = witness;
+                }
+            } else if (diff < 0) {
+                // Not yet published: empty, or the producer that claimed pos is in flight.
+                if (pos >= (long) TAIL.getVolatile(ix)) {
+                    return null;
+                }
+                spins = backOff(spins);
+                pos = (long) HEAD.getVolatile(ix);
+            } else {
+                pos = (long) HEAD.getVolatile(ix);
+            }
+        }
     }
 
     /**
@@ -64,8 +238,39 @@ public final class PowerQueue<E> {
      *
      * @return the head element, or {@code null} if the queue is empty
      */
+    @SuppressWarnings("unchecked")
     public E peek() {
-        throw new UnsupportedOperationException("not yet implemented");
+        final Indexes ix = indexes;
+        final long[] seqs = sequences;
+        int spins = 0;
+        for (;;) {
+            long pos = (long) HEAD.getVolatile(ix);
+            int i = index(pos);
+            long diff = (long) SEQUENCE.getAcquire(seqs, i) - (pos + 1);
+            if (diff == 0) {
+                Object e = ELEMENT.getVolatile(elements, i);
+                if (e != null && (long) HEAD.getVolatile(ix) == pos) {
+                    if (e != REMOVED) {
+                        return (E) e;
+                    }
+                    skipTombstone(pos, i);
+                }
+            } else if (diff < 0) {
+                if (pos >= (long) TAIL.getVolatile(ix)) {
+                    return null;
+                }
+                spins = backOff(spins);
+            }
+        }
+    }
+
+    /** Consumes the tombstone at the head position pos (slot i), unless a consumer did first. */
+    private void skipTombstone(long pos, int i) {
+        if (HEAD.compareAndSet(indexes, pos, pos + 1)) {
+            ELEMENT.setVolatile(elements, i, (Object) null);
+            SEQUENCE.setRelease(sequences, i, pos + capacity);
+            REMOVED_PENDING.getAndAdd(this, -1L);
+        }
     }
 
     /**
@@ -78,7 +283,31 @@ public final class PowerQueue<E> {
      *                              waiting; no element is removed in that case
      */
     public E take() throws InterruptedException {
-        throw new UnsupportedOperationException("not yet implemented");
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        E e = poll();
+        if (e != null) {
+            return e;
+        }
+        final ReentrantLock lock = this.lock;
+        lock.lockInterruptibly();
+        try {
+            waiters++; // volatile write (under lock), then poll's volatile reads: see notes
+            try {
+                while ((e = poll()) == null) {
+                    notEmpty.await();
+                }
+                return e;
+            } catch (InterruptedException ie) {
+                passSignalOn();
+                throw ie;
+            } finally {
+                waiters--;
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -93,18 +322,81 @@ public final class PowerQueue<E> {
      * @throws NullPointerException if {@code unit} is null
      */
     public E poll(long timeout, TimeUnit unit) throws InterruptedException {
-        throw new UnsupportedOperationException("not yet implemented");
+        Objects.requireNonNull(unit, "unit");
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        E e = poll();
+        if (e != null || timeout <= 0) {
+            return e;
+        }
+        long nanos = unit.toNanos(timeout);
+        final ReentrantLock lock = this.lock;
+        lock.lockInterruptibly();
+        try {
+            waiters++;
+            try {
+                while ((e = poll()) == null) {
+                    if (nanos <= 0L) {
+                        return null;
+                    }
+                    nanos = notEmpty.awaitNanos(nanos);
+                }
+                return e;
+            } catch (InterruptedException ie) {
+                passSignalOn();
+                throw ie;
+            } finally {
+                waiters--;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * An interrupted waiter may have absorbed a producer's signal; hand it to another waiter.
+     * Called under {@link #lock}.
+     */
+    private void passSignalOn() {
+        if (waiters > 1 && !isEmpty()) {
+            notEmpty.signal();
+        }
     }
 
     /**
      * Removes one instance of {@code o} ({@code o.equals(element)}) if present: the form used when
-     * a queued task is cancelled. Slower than {@link #poll()}: it scans the queue.
+     * a queued task is cancelled. Slower than {@link #poll()}: it scans the queue from the head.
+     *
+     * <p><b>Note:</b> the removed element stops counting in {@link #size()} at once, but its slot
+     * is reclaimed only when consumers reach it, so until then it still counts against
+     * {@link #capacity()} for {@link #offer(Object)}.
      *
      * @param o the element to remove; {@code null} is never present
      * @return {@code true} if an element was removed
      */
     public boolean remove(Object o) {
-        throw new UnsupportedOperationException("not yet implemented");
+        if (o == null) {
+            return false;
+        }
+        final Indexes ix = indexes;
+        final long[] seqs = sequences;
+        long end = (long) TAIL.getVolatile(ix);
+        for (long pos = (long) HEAD.getVolatile(ix); pos < end; pos++) {
+            int i = index(pos);
+            if ((long) SEQUENCE.getAcquire(seqs, i) != pos + 1) {
+                continue; // already consumed, or its producer is still writing it
+            }
+            Object e = ELEMENT.getVolatile(elements, i);
+            if (e == null || e == REMOVED || !o.equals(e)) {
+                continue;
+            }
+            if (ELEMENT.compareAndSet(elements, i, e, REMOVED)) {
+                REMOVED_PENDING.getAndAdd(this, 1L);
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -113,7 +405,15 @@ public final class PowerQueue<E> {
      * @return the number of elements, in {@code [0, capacity()]}
      */
     public int size() {
-        throw new UnsupportedOperationException("not yet implemented");
+        final Indexes ix = indexes;
+        for (;;) {
+            long head = (long) HEAD.getVolatile(ix);
+            long tail = (long) TAIL.getVolatile(ix);
+            if ((long) HEAD.getVolatile(ix) == head) {
+                long n = tail - head - (long) REMOVED_PENDING.getVolatile(this);
+                return (int) Math.max(0L, Math.min(capacity, n));
+            }
+        }
     }
 
     /**
@@ -122,7 +422,7 @@ public final class PowerQueue<E> {
      * @return the most elements the queue holds at once
      */
     public int capacity() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return capacity;
     }
 
     /**
@@ -132,7 +432,7 @@ public final class PowerQueue<E> {
      * @return the number of refused offers
      */
     public long dropped() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return (long) DROPPED.getVolatile(this);
     }
 
     /**
@@ -141,7 +441,7 @@ public final class PowerQueue<E> {
      * @return {@code true} if {@link #size()} is 0
      */
     public boolean isEmpty() {
-        throw new UnsupportedOperationException("not yet implemented");
+        return size() == 0;
     }
 
     /**
@@ -149,7 +449,10 @@ public final class PowerQueue<E> {
      * remain). Does not reset {@link #dropped()}.
      */
     public void clear() {
-        throw new UnsupportedOperationException("not yet implemented");
+        long end = (long) TAIL.getVolatile(indexes);
+        while ((long) HEAD.getVolatile(indexes) < end && poll() != null) {
+            // discard
+        }
     }
 
     /**
@@ -165,6 +468,51 @@ public final class PowerQueue<E> {
      * @throws NullPointerException if {@code c} is null
      */
     public int drainTo(Collection<? super E> c) {
-        throw new UnsupportedOperationException("not yet implemented");
+        Objects.requireNonNull(c, "c");
+        long end = (long) TAIL.getVolatile(indexes);
+        int n = 0;
+        E e;
+        while ((long) HEAD.getVolatile(indexes) < end && (e = poll()) != null) {
+            c.add(e);
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * Returns a description of the queue's counters, for logs.
+     *
+     * @return the size, capacity and dropped count
+     */
+    @Override
+    public String toString() {
+        return "PowerQueue[size=" + size() + ", capacity=" + capacity + ", dropped=" + dropped()
+                + "]";
+    }
+
+    // head and tail on separate cache lines (128 bytes apart: adjacent-line prefetch), and away
+    // from neighbouring objects. Superclass fields are laid out before subclass fields.
+
+    @SuppressWarnings("unused")
+    private abstract static class PadBeforeHead {
+        long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+    }
+
+    private abstract static class HeadIndex extends PadBeforeHead {
+        volatile long head;
+    }
+
+    @SuppressWarnings("unused")
+    private abstract static class PadBeforeTail extends HeadIndex {
+        long p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p30, p31, p32, p33, p34, p35;
+    }
+
+    private abstract static class TailIndex extends PadBeforeTail {
+        volatile long tail;
+    }
+
+    @SuppressWarnings("unused")
+    private static final class Indexes extends TailIndex {
+        long p40, p41, p42, p43, p44, p45, p46, p47, p48, p49, p50, p51, p52, p53, p54, p55;
     }
 }
