@@ -34,12 +34,14 @@ public final class PowerQueue<E> {
      * Implementation notes.
      *
      * The ring is Dmitry Vyukov's bounded MPMC array queue: every slot i carries a sequence
-     * number. A producer may fill position pos (slot pos % capacity) when the slot's sequence
+     * number. A producer may fill position pos (slot pos % length) when the slot's sequence
      * equals pos; it claims pos by CAS on tail, stores the element, then publishes sequence
      * pos + 1. A consumer may take position pos when the sequence equals pos + 1; it claims pos by
-     * CAS on head, takes the element, then frees the slot with sequence pos + capacity, which is
-     * the next lap's pos. Any capacity works (the index is pos % capacity; a power of two uses a
-     * mask). offer and poll are linearized at their CAS.
+     * CAS on head, takes the element, then frees the slot with sequence pos + length, which is
+     * the next lap's pos. Any length works (the index is pos % length; a power of two uses a
+     * mask). offer and poll are linearized at their CAS. The ring has length == capacity slots,
+     * except for capacity 1: one slot cannot tell "filled at pos" (sequence pos + 1) from "free
+     * for pos + 1", so capacity 1 gets two slots and offer also checks tail - head < capacity.
      *
      * Linearizability of the refusals: a slot that is not ready does not by itself mean "full" or
      * "empty", because the producer or consumer that claimed it may still be writing. offer
@@ -85,7 +87,12 @@ public final class PowerQueue<E> {
     }
 
     private final int capacity;
-    /** {@code capacity - 1} if capacity is a power of two, else -1 (use {@code %}). */
+    /**
+     * The number of slots: {@code capacity}, except 2 for capacity 1 (with one slot, a filled
+     * slot's sequence would equal the next producer's position; see {@link #offer}).
+     */
+    private final int length;
+    /** {@code length - 1} if length is a power of two, else -1 (use {@code %}). */
     private final int mask;
     /** Per-slot sequence numbers; accessed only through {@link #SEQUENCE}. */
     private final long[] sequences;
@@ -115,17 +122,18 @@ public final class PowerQueue<E> {
             throw new IllegalArgumentException("capacity must be >= 1: " + capacity);
         }
         this.capacity = capacity;
-        this.mask = Integer.bitCount(capacity) == 1 ? capacity - 1 : -1;
-        this.sequences = new long[capacity];
-        this.elements = new Object[capacity];
-        for (int i = 0; i < capacity; i++) {
+        this.length = Math.max(2, capacity);
+        this.mask = Integer.bitCount(length) == 1 ? length - 1 : -1;
+        this.sequences = new long[length];
+        this.elements = new Object[length];
+        for (int i = 0; i < length; i++) {
             sequences[i] = i;
         }
     }
 
     private int index(long pos) {
         int m = mask;
-        return m >= 0 ? (int) pos & m : (int) (pos % capacity);
+        return m >= 0 ? (int) pos & m : (int) (pos % length);
     }
 
     /**
@@ -145,7 +153,8 @@ public final class PowerQueue<E> {
         for (;;) {
             int i = index(pos);
             long diff = (long) SEQUENCE.getAcquire(seqs, i) - pos;
-            if (diff == 0) {
+            if (diff == 0
+                    && (length == capacity || pos - (long) HEAD.getVolatile(ix) < capacity)) {
                 long witness = (long) TAIL.compareAndExchange(ix, pos, pos + 1);
                 if (witness == pos) {
                     ELEMENT.set(elements, i, e);
@@ -156,8 +165,9 @@ public final class PowerQueue<E> {
                     return true;
                 }
                 pos = witness;
-            } else if (diff < 0) {
-                // The slot still holds the element from one lap ago, or its consumer is in flight.
+            } else if (diff <= 0) {
+                // The slot still holds the element from one lap ago, or its consumer is in flight
+                // (or, for capacity 1, the other slot is full).
                 if (pos - capacity >= (long) HEAD.getVolatile(ix)) {
                     DROPPED.getAndAdd(this, 1L);
                     return false;
@@ -211,7 +221,7 @@ public final class PowerQueue<E> {
                 long witness = (long) HEAD.compareAndExchange(ix, pos, pos + 1);
                 if (witness == pos) {
                     Object e = ELEMENT.getAndSet(elements, i, (Object) null);
-                    SEQUENCE.setRelease(seqs, i, pos + capacity);
+                    SEQUENCE.setRelease(seqs, i, pos + length);
                     if (e != REMOVED) {
                         return (E) e;
                     }
@@ -268,7 +278,7 @@ public final class PowerQueue<E> {
     private void skipTombstone(long pos, int i) {
         if (HEAD.compareAndSet(indexes, pos, pos + 1)) {
             ELEMENT.setVolatile(elements, i, (Object) null);
-            SEQUENCE.setRelease(sequences, i, pos + capacity);
+            SEQUENCE.setRelease(sequences, i, pos + length);
             REMOVED_PENDING.getAndAdd(this, -1L);
         }
     }
