@@ -771,7 +771,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
             // A caller-supplied scheduler that was shut down: acquisitions keep working, refill
             // does not. Reported and counted; retried at the next opportunity.
             tickFailures++;
-            LOG.log(System.Logger.Level.WARNING, "PowerBackpressure: the scheduler refused the refill tick: {0}", e);
+            LOG.log(System.Logger.Level.WARNING, "PowerBackpressure: the scheduler refused the refill tick: {0}", e.toString());
         }
     }
 
