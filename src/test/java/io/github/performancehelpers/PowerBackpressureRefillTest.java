@@ -281,6 +281,26 @@ class PowerBackpressureRefillTest {
         assertAccounted(bp);
     }
 
+    /**
+     * Permits that never come back: the refill cannot relieve the queue. The window falls to min,
+     * each tick admits one producer, available stays 0, pressure reads 1 and the tick keeps running.
+     */
+    @Test
+    void refillCannotRelieveAQueueWhosePermitsNeverComeBack() {
+        PowerBackpressure bp = seedExample().adaptive(true).build();
+        take(bp, 8);
+        List<CompletableFuture<Permit>> waiters = queue(bp, 20);
+        for (int tick = 1; tick <= 10; tick++) {
+            scheduler.runAll();
+            assertEquals(0, bp.available());
+            assertEquals(1.0, bp.stats().pressure());
+            assertTrue(bp.stats().refillScheduled());
+        }
+        assertEquals(1, bp.refillAmount());
+        assertEquals(10, served(waiters), "one per tick at min, after the first cut from 2 to 1");
+        assertEquals(10, bp.pending());
+    }
+
     /** Seed "Adaptive refill" example: capacity 64 with additiveIncrease 2, beta 0.5, min 1; reset() restores the base. */
     @Test
     void seedAdaptiveExampleWindowMovesAndResetRestoresIt() {

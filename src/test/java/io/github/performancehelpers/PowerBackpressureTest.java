@@ -324,6 +324,18 @@ class PowerBackpressureTest {
         assertEquals(2, bp.pending());
     }
 
+    /** The default highWaterMark is disabled: producers queue up to queueCapacity (default 1000). */
+    @Test
+    void defaultHighWaterMarkIsDisabled() {
+        PowerBackpressure bp = builder().capacity(1).build();
+        bp.acquire().join();
+        for (int i = 0; i < 1000; i++) {
+            assertFalse(bp.acquire().isDone());
+        }
+        var e = assertThrows(CompletionException.class, () -> bp.acquire().join());
+        assertEquals("waiting queue is full: pending=1000, queueCapacity=1000", e.getCause().getMessage());
+    }
+
     /** highWaterMark does not refuse when a permit is available: it limits waiting, not admission. */
     @Test
     void highWaterMarkDoesNotRefuseAnImmediateAdmission() {
