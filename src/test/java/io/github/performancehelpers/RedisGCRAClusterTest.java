@@ -37,7 +37,7 @@ class RedisGCRAClusterTest {
         String key = "ph-test:cluster:" + UUID.randomUUID();
         List<JedisPooled> clients = new ArrayList<>();
         Process child = startChild(server.port, key);
-        try (JedisPooled clock = server.client(5_000)) {
+        try (JedisPooled clock = server.client(30_000)) {
             BufferedReader childOut = new BufferedReader(
                     new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
             String ready = childOut.readLine();
@@ -45,10 +45,10 @@ class RedisGCRAClusterTest {
 
             List<RedisGCRA> limiters = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                JedisPooled jedis = server.client(5_000);
+                JedisPooled jedis = server.client(30_000);
                 clients.add(jedis);
                 RedisGCRA gcra = RedisGCRA.builder().redis(JedisBridge.of(jedis)).key(key).rate(RATE)
-                        .burst(BURST).timeout(Duration.ofSeconds(5)).build();
+                        .burst(BURST).timeout(Duration.ofSeconds(60)).build();
                 gcra.available(); // connect before the clock starts
                 limiters.add(gcra);
             }

@@ -101,7 +101,7 @@ class RedisGCRAFailureTest {
 
     private RedisGCRA.Builder builder() {
         return RedisGCRA.builder().redis(redis).key("k").rate(25).burst(2).ticker(ticker)
-                .probeInterval(Duration.ofMillis(500)).timeout(Duration.ofSeconds(5));
+                .probeInterval(Duration.ofMillis(500)).timeout(Duration.ofSeconds(60));
     }
 
     /** The script's answer is passed through: admitted, or refused with the Lua side's wait. */

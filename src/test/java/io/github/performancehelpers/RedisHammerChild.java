@@ -39,9 +39,9 @@ public final class RedisHammerChild {
         long durationNanos = Duration.ofMillis(Long.parseLong(args[4])).toNanos();
         int threads = Integer.parseInt(args[5]);
         try (JedisPooled jedis = new JedisPooled(new HostAndPort("127.0.0.1", port),
-                DefaultJedisClientConfig.builder().socketTimeoutMillis(5_000).build())) {
+                DefaultJedisClientConfig.builder().socketTimeoutMillis(30_000).build())) {
             RedisGCRA gcra = RedisGCRA.builder().redis(JedisBridge.of(jedis)).key(key).rate(rate)
-                    .burst(burst).timeout(Duration.ofSeconds(5)).failClosed().build();
+                    .burst(burst).timeout(Duration.ofSeconds(60)).failClosed().build();
             gcra.available(); // connect and cache the script before the clock starts
             System.out.println("READY");
             System.out.flush();
