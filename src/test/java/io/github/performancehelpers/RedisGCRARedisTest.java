@@ -11,7 +11,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisPooled;
 
@@ -24,9 +24,12 @@ class RedisGCRARedisTest {
 
     private static JedisPooled jedis;
 
-    @BeforeAll
-    static void connect() {
-        jedis = RedisTestServer.shared().client(30_000);
+    /** Per test rather than @BeforeAll, so a missing server reports every test as skipped, with the reason. */
+    @BeforeEach
+    void connect() {
+        if (jedis == null) {
+            jedis = RedisTestServer.shared().client(30_000);
+        }
     }
 
     @AfterAll

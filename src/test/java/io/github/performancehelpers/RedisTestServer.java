@@ -100,7 +100,9 @@ final class RedisTestServer implements AutoCloseable {
         if ("true".equals(System.getenv("CI"))) {
             fail("CI=true and no Redis server is available: " + why);
         }
-        Assumptions.abort("Skipping: no Redis server is available (" + why + ")");
+        String message = "Skipping: no Redis server is available (" + why + ")";
+        System.err.println("RedisGCRA tests: " + message);
+        Assumptions.abort(message);
     }
 
     /** Starts (or restarts, on the same port) a server this class owns. */
