@@ -104,6 +104,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
     /** The rate in force, operations per second. Written only under loopLock. */
     private volatile double rate;
 
+    /** The quantile the last observation fed the servo, ms; NaN before the first. Written under loopLock. */
+    private volatile double lastObservedP99 = Double.NaN;
+
     private final AtomicLong submitted = new AtomicLong();
     private final AtomicLong admitted = new AtomicLong();
     private final AtomicLong recorded = new AtomicLong();
@@ -260,6 +263,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
                 return rate;
             }
             double measured = window.quantile(quantile);
+            lastObservedP99 = measured;
             next = servo.step(measured, dt);
             observations.incrementAndGet();
             previous = rate;
@@ -306,6 +310,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
                 admitLock.unlock();
             }
             latency.reset();
+            lastObservedP99 = Double.NaN;
             servo.reset();
             limiter.reset();
             double previous = rate;
@@ -417,6 +422,17 @@ public final class PowerFlowController<T> implements AutoCloseable {
     public OptionalDouble p99() {
         double q = latency.quantile(quantile);
         return Double.isNaN(q) ? OptionalDouble.empty() : OptionalDouble.of(q);
+    }
+
+    /**
+     * Returns the quantile that the most recent observation fed the servo: the p99 of the last
+     * <em>completed</em> window, where {@link #p99()} is the current partial one.
+     *
+     * @return milliseconds, or {@link Double#NaN} before the first observation (and after
+     *     {@link #reset()})
+     */
+    public double lastObservedP99() {
+        return lastObservedP99;
     }
 
     /**
