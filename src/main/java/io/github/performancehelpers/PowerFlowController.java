@@ -1,0 +1,879 @@
+package io.github.performancehelpers;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Admission, queueing and latency feedback in one closed loop.
+ *
+ * <p>The controller composes four primitives, one per concern:
+ *
+ * <table class="striped">
+ * <caption>What each primitive does here</caption>
+ * <thead><tr><th>Concern</th><th>Primitive</th><th>Where it shows up</th></tr></thead>
+ * <tbody>
+ * <tr><td>Admission</td><td>{@link PowerGCRA}</td><td>{@link #admit()}, and the rate the loop sets</td></tr>
+ * <tr><td>Queueing</td><td>{@link PowerQueue}</td><td>{@link #submit(Object)}, {@link #depth()}, {@link #dropped()}</td></tr>
+ * <tr><td>Latency</td><td>{@link PowerHistogram}</td><td>{@link #record(double)}, {@link #p99()}</td></tr>
+ * <tr><td>The loop</td><td>{@link PowerServo}</td><td>{@link #observe()}, {@link Stats#saturated()}</td></tr>
+ * </tbody>
+ * </table>
+ *
+ * <h2>The measurement sign</h2>
+ * {@link #observe()} feeds the servo the configured quantile (the p99 by default) of the latencies
+ * recorded since the previous observation, in milliseconds, against the setpoint
+ * {@link #targetP99()}: {@code error = targetP99 - p99}. A p99 above the target is a negative
+ * error and drives the rate down; a p99 below it drives the rate up. Latency needs no sign
+ * inversion, which is why it, and not queue depth, is the process variable: a deep queue with
+ * healthy latency is a backlog to drain, a deep queue with unhealthy latency is overload to shed,
+ * and depth alone cannot tell them apart.
+ *
+ * <h2>Why the window resets</h2>
+ * Each observation reads the quantile of the samples recorded since the previous one and then
+ * clears them ({@link PowerHistogram#snapshotAndReset()}). A cumulative window would keep judging
+ * a rate that has already been cut against the traffic that justified the cut, so the rate would
+ * never come back up. Consequently {@link #p99()} is the <em>current, partial</em> window, not a
+ * lifetime figure.
+ *
+ * <h2>The cold start</h2>
+ * {@link PowerServo} adds the integral as it was <em>before</em> each step, so the first
+ * observation can only produce {@code kp × error}; with the default gains that is below any
+ * sensible {@code minRate}, and the rate climbs over several observations. Start {@code rate} near
+ * where you expect to settle, or observe once with a representative sample, if a slow start
+ * matters.
+ *
+ * <h2>What it does not do</h2>
+ * It owns no timer: {@code dt} is an argument of {@link #observe(double)} (the same unit as the
+ * gains: milliseconds by default), so a scheduled tick, a completion callback or a manual call all
+ * drive the same arithmetic. {@link #close()} is therefore a state reset, not a teardown. It cannot
+ * represent "admit nothing": the actuator is a GCRA, whose rate must be positive, so
+ * {@code minRate} must be {@code > 0}; to stop admitting, stop calling {@link #admit()}.
+ *
+ * <h2>Numbers to alert on</h2>
+ * {@link #dropped()}: a controller that drops has a rate too low for the offered load, and the
+ * bounded queue makes a healthy-looking depth exactly what overload looks like.
+ * {@link Stats#observations()}: a loop that has stopped being fed has a stale rate, which fails
+ * silently in the direction that looks like working code.
+ *
+ * <p><b>Thread-safety:</b> all methods are thread-safe. Producers may {@link #submit} while
+ * consumers {@link #admit} and {@link #record} and a tick {@link #observe}s, concurrently; no item,
+ * sample or count is lost. Observations are serialised by an internal lock; submit and record never
+ * take it.
+ *
+ * @param <T> the type of queued item
+ */
+public final class PowerFlowController<T> implements AutoCloseable {
+
+    /*
+     * Implementation notes.
+     *
+     * Admission (admit) is serialised by admitLock so that peek -> tryConsume -> poll is atomic
+     * with respect to other consumers: the head that was admitted is the head that is removed, and
+     * admission is never consumed when the queue is empty. clear() takes the same lock for the same
+     * reason. Producers (offer) and recorders (histogram) never take a lock.
+     *
+     * The loop (observe, reset) is serialised by loopLock; the servo is single-threaded and is
+     * touched only under it. `rate` is volatile so readers see the rate in force without the lock.
+     */
+
+    private static final System.Logger LOG = System.getLogger(PowerFlowController.class.getName());
+
+    private final double initialRate;
+    private final double minRate;
+    private final double maxRate;
+    private final double targetP99;
+    private final double quantile;
+    private final double dt;
+    private final Ticker ticker;
+    private final RateChangeListener onRateChange;
+
+    private final PowerGCRA limiter;
+    private final RateLimiter admission;
+    private final RateLimiter globalLimiter;
+    private final PowerQueue<T> queue;
+    private final PowerHistogram latency;
+    private final PowerServo servo;
+
+    private final ReentrantLock admitLock = new ReentrantLock();
+    private final ReentrantLock loopLock = new ReentrantLock();
+
+    /** The rate in force, operations per second. Written only under loopLock. */
+    private volatile double rate;
+
+    /** The quantile the last observation fed the servo, ms; NaN before the first. Written under loopLock. */
+    private volatile double lastObservedP99 = Double.NaN;
+
+    private final AtomicLong submitted = new AtomicLong();
+    private final AtomicLong admitted = new AtomicLong();
+    private final AtomicLong recorded = new AtomicLong();
+    private final AtomicLong observations = new AtomicLong();
+    private final AtomicLong callbackFailures = new AtomicLong();
+
+    private PowerFlowController(Builder<T> b) {
+        this.initialRate = b.rate;
+        this.minRate = b.minRate;
+        this.maxRate = b.maxRate;
+        this.targetP99 = b.targetP99;
+        this.quantile = b.quantile;
+        this.dt = b.dt;
+        this.ticker = b.ticker;
+        this.onRateChange = b.onRateChange;
+        this.limiter = PowerGCRA.builder().rate(b.rate).burst(b.burst).ticker(b.ticker).build();
+        this.globalLimiter = b.globalLimiter;
+        this.admission = b.globalLimiter == null ? limiter : PowerRateLimit.of(limiter, b.globalLimiter);
+        this.queue = new PowerQueue<>(b.queueCapacity);
+        this.latency = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
+        this.servo = PowerServo.builder()
+                .kp(b.kp).ki(b.ki).kd(b.kd).derivativeFilter(b.derivativeFilter)
+                .setpoint(b.targetP99).min(b.minRate).max(b.maxRate).dt(b.dt)
+                .build();
+        this.rate = b.rate;
+    }
+
+    /**
+     * Returns a builder. {@code rate} and {@code minRate} are required.
+     *
+     * @param <T> the type of queued item
+     * @return a new builder
+     */
+    public static <T> Builder<T> builder() {
+        return new Builder<>();
+    }
+
+    // ---------------------------------------------------------------- producer side
+
+    /**
+     * Offers an item to the bounded queue. Does <em>not</em> consult the rate limiter: admission
+     * happens at {@link #admit()}.
+     *
+     * @param item the item
+     * @return {@code true} if queued; {@code false} if the queue is full, in which case
+     *     {@link #dropped()} has grown by one
+     * @throws NullPointerException if {@code item} is null
+     */
+    public boolean submit(T item) {
+        Objects.requireNonNull(item, "item");
+        if (queue.offer(item)) {
+            submitted.incrementAndGet();
+            return true;
+        }
+        return false;
+    }
+
+    // ---------------------------------------------------------------- consumer side
+
+    /**
+     * Takes the next item if the rate limiter admits one now.
+     *
+     * <p>Admission is consumed only when there is an item to hand out: an empty queue returns
+     * empty without touching the limiter.
+     *
+     * @return the next item, or empty when the queue is empty or the limiter refuses
+     */
+    public Optional<T> admit() {
+        admitLock.lock();
+        try {
+            if (queue.peek() == null || !admission.tryConsume(1)) {
+                return Optional.empty();
+            }
+            T item = queue.poll();
+            // Only consumers remove, and they hold admitLock; clear() holds it too.
+            assert item != null;
+            admitted.incrementAndGet();
+            return Optional.of(item);
+        } finally {
+            admitLock.unlock();
+        }
+    }
+
+    /**
+     * Records one operation's latency.
+     *
+     * @param millis the latency in milliseconds, finite and {@code >= 0}
+     * @throws IllegalArgumentException if {@code millis} is negative or not finite (nothing is
+     *     recorded)
+     */
+    public void record(double millis) {
+        latency.record(millis);
+        recorded.incrementAndGet();
+    }
+
+    /**
+     * Records one operation's latency.
+     *
+     * @param latency the latency, non-negative
+     * @throws NullPointerException     if {@code latency} is null
+     * @throws IllegalArgumentException if {@code latency} is negative (nothing is recorded)
+     */
+    public void record(Duration latency) {
+        this.latency.record(Objects.requireNonNull(latency, "latency"));
+        recorded.incrementAndGet();
+    }
+
+    /**
+     * Records one operation's latency.
+     *
+     * @param nanos the latency in nanoseconds, {@code >= 0}
+     * @throws IllegalArgumentException if {@code nanos} is negative (nothing is recorded)
+     */
+    public void recordNanos(long nanos) {
+        latency.recordNanos(nanos);
+        recorded.incrementAndGet();
+    }
+
+    // ---------------------------------------------------------------- the loop
+
+    /**
+     * Advances the loop by the configured default {@code dt}. See {@link #observe(double)}.
+     *
+     * @return the rate in force after the observation, operations per second
+     */
+    public double observe() {
+        return observe(dt);
+    }
+
+    /**
+     * Advances the loop: reads the configured quantile of the latencies recorded since the
+     * previous observation, clears that window, steps the servo with it, and puts the servo's
+     * output into the rate limiter.
+     *
+     * <p>A window with no samples has no quantile: the servo is not stepped, the rate is
+     * unchanged, and {@link Stats#observations()} does not grow (nothing was observed).
+     * {@code onRateChange} is called only when the rate actually moves; a listener that throws is
+     * reported and counted and does not undo the change.
+     *
+     * @param dt the time since the previous observation, in the gains' unit (milliseconds with
+     *     the default gains), finite and {@code > 0}
+     * @return the rate in force after the observation, operations per second
+     * @throws IllegalArgumentException if {@code dt} is not finite or not {@code > 0}
+     */
+    public double observe(double dt) {
+        if (!(dt > 0) || !Double.isFinite(dt)) {
+            throw new IllegalArgumentException("dt must be finite and > 0: " + dt);
+        }
+        double previous;
+        double next;
+        loopLock.lock();
+        try {
+            PowerHistogram.Snapshot window = latency.snapshotAndReset();
+            if (window.count() == 0) {
+                return rate;
+            }
+            double measured = window.quantile(quantile);
+            lastObservedP99 = measured;
+            next = servo.step(measured, dt);
+            observations.incrementAndGet();
+            previous = rate;
+            if (next == previous) {
+                return next;
+            }
+            limiter.setRate(next);
+            rate = next;
+            notifyRateChange(next, previous);
+        } finally {
+            loopLock.unlock();
+        }
+        return next;
+    }
+
+    private void notifyRateChange(double next, double previous) {
+        if (onRateChange == null) {
+            return;
+        }
+        try {
+            onRateChange.onRateChange(next, previous);
+        } catch (RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError vme) {
+                throw vme;
+            }
+            callbackFailures.incrementAndGet();
+            LOG.log(Level.WARNING, "onRateChange(" + next + ", " + previous + ") threw; the rate stays changed", e);
+        }
+    }
+
+    /**
+     * Discards the queue, the latency window and the learned rate: the queue is emptied, the
+     * servo and limiter state cleared, and the rate returns to the configured starting rate
+     * ({@code onRateChange} is called if that moves it). The monotonic counters in {@link Stats}
+     * (submitted, admitted, recorded, dropped, observations) are kept, as metrics counters are.
+     */
+    public void reset() {
+        loopLock.lock();
+        try {
+            admitLock.lock();
+            try {
+                queue.clear();
+            } finally {
+                admitLock.unlock();
+            }
+            latency.reset();
+            lastObservedP99 = Double.NaN;
+            servo.reset();
+            limiter.reset();
+            double previous = rate;
+            if (previous != initialRate) {
+                limiter.setRate(initialRate);
+                rate = initialRate;
+                notifyRateChange(initialRate, previous);
+            }
+        } finally {
+            loopLock.unlock();
+        }
+    }
+
+    /** Same as {@link #reset()}. */
+    public void clear() {
+        reset();
+    }
+
+    /**
+     * A state reset, as {@link #reset()}: the controller owns no timer or thread, so there is
+     * nothing to tear down, and it remains usable afterwards.
+     */
+    @Override
+    public void close() {
+        reset();
+    }
+
+    // ---------------------------------------------------------------- read-outs
+
+    /**
+     * Returns the rate in force.
+     *
+     * @return operations per second
+     */
+    public double rate() {
+        return rate;
+    }
+
+    /**
+     * Returns the floor of the adaptive rate.
+     *
+     * @return operations per second, {@code > 0}
+     */
+    public double minRate() {
+        return minRate;
+    }
+
+    /**
+     * Returns the ceiling of the adaptive rate.
+     *
+     * @return operations per second; {@link Double#POSITIVE_INFINITY} when unbounded
+     */
+    public double maxRate() {
+        return maxRate;
+    }
+
+    /**
+     * Returns the latency setpoint.
+     *
+     * @return milliseconds
+     */
+    public double targetP99() {
+        return targetP99;
+    }
+
+    /**
+     * Returns the quantile of the window that drives the loop ({@code 0.99} is the p99).
+     *
+     * @return a value in {@code (0, 1]}
+     */
+    public double quantile() {
+        return quantile;
+    }
+
+    /**
+     * Returns the number of queued items.
+     *
+     * @return the queue depth
+     */
+    public int depth() {
+        return queue.size();
+    }
+
+    /**
+     * Returns the bound on the queue.
+     *
+     * @return the queue capacity
+     */
+    public int queueCapacity() {
+        return queue.capacity();
+    }
+
+    /**
+     * Returns how many submissions were refused because the queue was full. The number to alert
+     * on.
+     *
+     * @return the drop count since construction
+     */
+    public long dropped() {
+        return queue.dropped();
+    }
+
+    /**
+     * Returns the configured quantile (the p99 by default) of the <em>current, partial</em>
+     * window: the samples recorded since the last {@link #observe}.
+     *
+     * @return the quantile in milliseconds, or empty when nothing has been recorded in the window
+     */
+    public OptionalDouble p99() {
+        double q = latency.quantile(quantile);
+        return Double.isNaN(q) ? OptionalDouble.empty() : OptionalDouble.of(q);
+    }
+
+    /**
+     * Returns the quantile that the most recent observation fed the servo: the p99 of the last
+     * <em>completed</em> window, where {@link #p99()} is the current partial one.
+     *
+     * @return milliseconds, or {@link Double#NaN} before the first observation (and after
+     *     {@link #reset()})
+     */
+    public double lastObservedP99() {
+        return lastObservedP99;
+    }
+
+    /**
+     * Returns the composed rate limiter (admission). Its rate is set by the loop; setting it by
+     * hand is overwritten at the next observation that moves the rate.
+     *
+     * @return the limiter
+     */
+    public PowerGCRA limiter() {
+        return limiter;
+    }
+
+    /**
+     * Returns the composed servo. It is stepped under the controller's lock; do not step it
+     * directly while the controller is in use.
+     *
+     * @return the servo
+     */
+    public PowerServo servo() {
+        return servo;
+    }
+
+    /**
+     * Returns the composed latency histogram (the current window), for anyone who wants
+     * {@link PowerHistogram#snapshot()} or {@link PowerHistogram#toJson()}.
+     *
+     * @return the histogram
+     */
+    public PowerHistogram latency() {
+        return latency;
+    }
+
+    /**
+     * Returns the composed queue. Removing items from it directly bypasses admission.
+     *
+     * @return the queue
+     */
+    public PowerQueue<T> queue() {
+        return queue;
+    }
+
+    /**
+     * Returns the ticker the controller and its limiter read.
+     *
+     * @return the ticker
+     */
+    public Ticker ticker() {
+        return ticker;
+    }
+
+    /**
+     * Returns how many {@code onRateChange} calls threw.
+     *
+     * @return the count since construction
+     */
+    public long callbackFailures() {
+        return callbackFailures.get();
+    }
+
+    /**
+     * Returns a consistent-enough snapshot of the loop's numbers (each field is read atomically;
+     * the set is not one atomic cut).
+     *
+     * @return the statistics
+     */
+    public Stats stats() {
+        return new Stats(rate, minRate, maxRate, targetP99, quantile, queue.size(), queue.capacity(),
+                submitted.get(), admitted.get(), recorded.get(), queue.dropped(), observations.get(),
+                latency.quantile(quantile), servo.saturated());
+    }
+
+    // ---------------------------------------------------------------- executor hooks
+
+    /**
+     * Blocks until the queue holds an item and removes it, without consuming admission. For a
+     * single dispatcher that paces itself with {@link #tryAdmitHeld(long)}.
+     */
+    T takeUnadmitted() throws InterruptedException {
+        return queue.take();
+    }
+
+    /**
+     * Consumes admission for one item the caller already holds (taken with
+     * {@link #takeUnadmitted()}), counting it as admitted on success. The local limiter may catch
+     * up by at most {@code maxCatchUpNanos} of the caller's wake-up lateness; see
+     * {@link PowerGCRA#tryConsumeCatchingUp(long, long)}.
+     */
+    boolean tryAdmitHeld(long maxCatchUpNanos) {
+        boolean ok;
+        if (globalLimiter == null) {
+            ok = limiter.tryConsumeCatchingUp(1, maxCatchUpNanos);
+        } else {
+            // Local first, because only the local limiter can be refunded exactly: a global
+            // limiter (say, on Redis) is never charged for an item the local one refused.
+            ok = globalLimiter.hasCapacity() && limiter.tryConsumeCatchingUp(1, maxCatchUpNanos);
+            if (ok && !globalLimiter.tryConsume(1)) {
+                limiter.refund(1);
+                ok = false;
+            }
+        }
+        if (ok) {
+            admitted.incrementAndGet();
+        }
+        return ok;
+    }
+
+    /** Nanoseconds until the local limiter would admit one operation; 0 if it would now. */
+    long admitWaitNanos() {
+        return limiter.retryAfterNanos(1);
+    }
+
+    /**
+     * The loop's statistics.
+     *
+     * @param rate          the rate in force, operations per second
+     * @param minRate       the floor of the adaptive rate
+     * @param maxRate       the ceiling of the adaptive rate
+     * @param targetP99     the latency setpoint, milliseconds
+     * @param quantile      the quantile that drives the loop
+     * @param depth         queued items
+     * @param queueCapacity the bound on the queue
+     * @param submitted     items accepted by {@link #submit}
+     * @param admitted      items handed out by admission
+     * @param recorded      latency samples recorded
+     * @param dropped       submissions refused because the queue was full
+     * @param observations  observations that stepped the servo
+     * @param p99           the driving quantile of the current partial window, milliseconds;
+     *                      {@link Double#NaN} when the window is empty
+     * @param saturated     whether the servo's output is pinned at {@code minRate} or
+     *                      {@code maxRate}
+     */
+    public record Stats(double rate, double minRate, double maxRate, double targetP99, double quantile,
+            int depth, int queueCapacity, long submitted, long admitted, long recorded, long dropped,
+            long observations, double p99, boolean saturated) {
+    }
+
+    /**
+     * Builds a {@link PowerFlowController}. Every option has the original library's default except
+     * the two required ones, {@code rate} and {@code minRate}. Values are validated when set and
+     * again, across fields, in {@link #build()}.
+     *
+     * <p>Not thread-safe.
+     *
+     * @param <T> the type of queued item
+     */
+    public static final class Builder<T> {
+        private double rate = Double.NaN;
+        private double burst = 0;
+        private double minRate = Double.NaN;
+        private double maxRate = Double.POSITIVE_INFINITY;
+        private double targetP99 = 50;
+        private double quantile = 0.99;
+        private int queueCapacity = 100;
+        private double kp = 0.05;
+        private double ki = 0.001;
+        private double kd = 0;
+        private double derivativeFilter = 0;
+        private double dt = 1;
+        private double relativeAccuracy = 0.01;
+        private RateChangeListener onRateChange;
+        private Ticker ticker = Ticker.system();
+        private RateLimiter globalLimiter;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the starting sustained rate. Required.
+         *
+         * @param rate operations per second, finite and {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code rate} is not finite or not {@code > 0}
+         */
+        public Builder<T> rate(double rate) {
+            this.rate = positiveFinite("rate", rate);
+            return this;
+        }
+
+        /**
+         * Sets the GCRA burst tolerance: how many operations may run back to back before the
+         * sustained rate applies. Default 0; fractional values floor.
+         *
+         * @param burst operations, finite and {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code burst} is negative or not finite
+         */
+        public Builder<T> burst(double burst) {
+            if (!(burst >= 0) || !Double.isFinite(burst)) {
+                throw new IllegalArgumentException("burst must be finite and >= 0: " + burst);
+            }
+            this.burst = burst;
+            return this;
+        }
+
+        /**
+         * Sets the floor of the adaptive rate. Required, and it must be {@code > 0}: the actuator
+         * is a GCRA, whose rate must be positive, so "admit nothing" cannot be represented.
+         *
+         * @param minRate operations per second, finite and {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code minRate} is not finite or not {@code > 0}
+         */
+        public Builder<T> minRate(double minRate) {
+            this.minRate = positiveFinite("minRate", minRate);
+            return this;
+        }
+
+        /**
+         * Sets the ceiling of the adaptive rate. Default unbounded, but required in practice: an
+         * unbounded controller output is not a limit.
+         *
+         * @param maxRate operations per second, {@code > 0} (may be
+         *     {@link Double#POSITIVE_INFINITY})
+         * @return this builder
+         * @throws IllegalArgumentException if {@code maxRate} is NaN or not {@code > 0}
+         */
+        public Builder<T> maxRate(double maxRate) {
+            if (!(maxRate > 0)) {
+                throw new IllegalArgumentException("maxRate must be > 0: " + maxRate);
+            }
+            this.maxRate = maxRate;
+            return this;
+        }
+
+        /**
+         * Sets the latency setpoint the servo drives the quantile toward. Default 50 ms.
+         *
+         * @param targetP99 milliseconds, finite and {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code targetP99} is not finite or not {@code > 0}
+         */
+        public Builder<T> targetP99(double targetP99) {
+            this.targetP99 = positiveFinite("targetP99", targetP99);
+            return this;
+        }
+
+        /**
+         * Sets the latency setpoint the servo drives the quantile toward. Default 50 ms.
+         *
+         * @param targetP99 a positive duration
+         * @return this builder
+         * @throws NullPointerException     if {@code targetP99} is null
+         * @throws IllegalArgumentException if {@code targetP99} is not positive
+         */
+        public Builder<T> targetP99(Duration targetP99) {
+            Objects.requireNonNull(targetP99, "targetP99");
+            return targetP99(targetP99.toNanos() / 1e6);
+        }
+
+        /**
+         * Sets which quantile of the window drives the loop. Default 0.99 (the p99); 0.5 makes it
+         * a median controller.
+         *
+         * @param quantile a value in {@code (0, 1]}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code quantile} is outside {@code (0, 1]}
+         */
+        public Builder<T> quantile(double quantile) {
+            if (!(quantile > 0 && quantile <= 1)) {
+                throw new IllegalArgumentException("quantile must be in (0, 1]: " + quantile);
+            }
+            this.quantile = quantile;
+            return this;
+        }
+
+        /**
+         * Sets the bound on the waiting queue. Default 100.
+         *
+         * @param queueCapacity items, {@code >= 1}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code queueCapacity < 1}
+         */
+        public Builder<T> queueCapacity(int queueCapacity) {
+            if (queueCapacity < 1) {
+                throw new IllegalArgumentException("queueCapacity must be >= 1: " + queueCapacity);
+            }
+            this.queueCapacity = queueCapacity;
+            return this;
+        }
+
+        /**
+         * Sets the proportional gain. Default 0.05.
+         *
+         * @param kp (operations per second) per millisecond of latency error, finite and
+         *     {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code kp} is negative or not finite
+         */
+        public Builder<T> kp(double kp) {
+            this.kp = nonNegativeFinite("kp", kp);
+            return this;
+        }
+
+        /**
+         * Sets the integral gain. Default 0.001, and it has to be non-zero: with {@code ki = 0}
+         * a window that meets its target exactly produces a zero error and therefore a zero
+         * output, which the floor turns into {@code minRate}.
+         *
+         * @param ki the integral gain, finite and {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code ki} is negative or not finite
+         */
+        public Builder<T> ki(double ki) {
+            this.ki = nonNegativeFinite("ki", ki);
+            return this;
+        }
+
+        /**
+         * Sets the derivative gain, applied to the measurement. Default 0: a p99 over a short
+         * window is noisy.
+         *
+         * @param kd the derivative gain, finite and {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code kd} is negative or not finite
+         */
+        public Builder<T> kd(double kd) {
+            this.kd = nonNegativeFinite("kd", kd);
+            return this;
+        }
+
+        /**
+         * Sets the first-order low-pass coefficient on the derivative. Default 0; ignored when
+         * {@code kd} is 0.
+         *
+         * @param derivativeFilter a value in {@code [0, 1)}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code derivativeFilter} is outside {@code [0, 1)}
+         */
+        public Builder<T> derivativeFilter(double derivativeFilter) {
+            if (!(derivativeFilter >= 0 && derivativeFilter < 1)) {
+                throw new IllegalArgumentException("derivativeFilter must be in [0, 1): " + derivativeFilter);
+            }
+            this.derivativeFilter = derivativeFilter;
+            return this;
+        }
+
+        /**
+         * Sets the default sample interval used by {@link #observe()}, in the gains' unit. Default
+         * 1.
+         *
+         * @param dt finite and {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code dt} is not finite or not {@code > 0}
+         */
+        public Builder<T> dt(double dt) {
+            this.dt = positiveFinite("dt", dt);
+            return this;
+        }
+
+        /**
+         * Sets the histogram's relative accuracy. Default 0.01; a smaller value means more
+         * buckets.
+         *
+         * @param relativeAccuracy a value in {@code (0, 1)}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code relativeAccuracy} is outside {@code (0, 1)}
+         */
+        public Builder<T> relativeAccuracy(double relativeAccuracy) {
+            if (!(relativeAccuracy > 0 && relativeAccuracy < 1)) {
+                throw new IllegalArgumentException("relativeAccuracy must be in (0, 1): " + relativeAccuracy);
+            }
+            this.relativeAccuracy = relativeAccuracy;
+            return this;
+        }
+
+        /**
+         * Sets the listener called as {@code onRateChange(rate, previous)} when the rate moves.
+         *
+         * @param onRateChange the listener, or {@code null} for none
+         * @return this builder
+         */
+        public Builder<T> onRateChange(RateChangeListener onRateChange) {
+            this.onRateChange = onRateChange;
+            return this;
+        }
+
+        /**
+         * Sets the clock the limiter reads. Default {@link Ticker#system()}.
+         *
+         * @param ticker the ticker
+         * @return this builder
+         * @throws NullPointerException if {@code ticker} is null
+         */
+        public Builder<T> ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * Adds a limiter that every admission must also pass, such as a fleet-wide ceiling shared
+         * by several instances. The loop still sets only the local rate. Admission consumes from
+         * both or from neither ({@link PowerRateLimit}).
+         *
+         * @param globalLimiter the extra limiter, or {@code null} for none
+         * @return this builder
+         */
+        public Builder<T> globalLimiter(RateLimiter globalLimiter) {
+            this.globalLimiter = globalLimiter;
+            return this;
+        }
+
+        /**
+         * Builds the controller.
+         *
+         * @return a new controller
+         * @throws IllegalStateException    if {@code rate} or {@code minRate} was not set
+         * @throws IllegalArgumentException if the options contradict each other:
+         *     {@code minRate < maxRate} and {@code minRate <= rate <= maxRate} are required
+         */
+        public PowerFlowController<T> build() {
+            if (Double.isNaN(rate)) {
+                throw new IllegalStateException("rate is required");
+            }
+            if (Double.isNaN(minRate)) {
+                throw new IllegalStateException("minRate is required (and must be > 0)");
+            }
+            if (!(minRate < maxRate)) {
+                throw new IllegalArgumentException(
+                        "minRate must be < maxRate: minRate=" + minRate + ", maxRate=" + maxRate);
+            }
+            if (rate < minRate || rate > maxRate) {
+                throw new IllegalArgumentException("rate must be within [minRate, maxRate]: rate="
+                        + rate + ", minRate=" + minRate + ", maxRate=" + maxRate);
+            }
+            return new PowerFlowController<>(this);
+        }
+
+        private static double positiveFinite(String name, double value) {
+            if (!(value > 0) || !Double.isFinite(value)) {
+                throw new IllegalArgumentException(name + " must be finite and > 0: " + value);
+            }
+            return value;
+        }
+
+        private static double nonNegativeFinite(String name, double value) {
+            if (!(value >= 0) || !Double.isFinite(value)) {
+                throw new IllegalArgumentException(name + " must be finite and >= 0: " + value);
+            }
+            return value;
+        }
+    }
+}
