@@ -292,6 +292,15 @@ class PowerHistogramTest {
         assertTrue(e.getMessage().startsWith("relativeAccuracy 1.0E-7"), e.getMessage());
     }
 
+    /** A very fine accuracy over a very narrow range would overflow the bucket index; it is refused at build(). */
+    @Test
+    void bucketIndexOverflowIsRefusedAtBuild() {
+        PowerHistogram.Builder b = PowerHistogram.builder().relativeAccuracy(1e-13)
+                .trackableRange(Duration.ofHours(1), Duration.ofHours(1).plusNanos(1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b::build);
+        assertTrue(e.getMessage().startsWith("relativeAccuracy 1.0E-13"), e.getMessage());
+    }
+
     // ------------------------------------------------------------------ snapshots, reset, merge
 
     /** A snapshot does not change when the histogram records more, and snapshot() leaves the histogram unchanged. */
