@@ -88,6 +88,11 @@ public final class PowerHistogram {
      * phaser exit. No allocation, no loop that waits on another thread (the CAS loops retry
      * only because another writer made progress).
      *
+     * Sum, min and max are CAS loops on the raw bits of a double rather than DoubleAdder or
+     * DoubleAccumulator: those stripe into Cells allocated lazily on first contention (and grow
+     * them), so a record would not be allocation-free, and a striped value cannot be swapped with
+     * the interval's counts in one step anyway.
+     *
      * Readers hold readerLock. snapshotAndReset: clear the inactive interval (quiescent since
      * the previous flip), publish it as active, flip the phaser, and read the old one, now
      * quiescent. snapshot: the same, then add the old interval back into the active one as a
