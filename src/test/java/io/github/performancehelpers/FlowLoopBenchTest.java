@@ -174,7 +174,11 @@ class FlowLoopBenchTest {
         }
     }
 
+    /** One decimal, rounding the double's exact binary value as the seed's JavaScript toFixed does. */
     private static String f1(double v) {
-        return String.format(java.util.Locale.ROOT, "%.1f", v);
+        if (Double.isNaN(v)) {
+            return "NaN";
+        }
+        return new java.math.BigDecimal(v).setScale(1, java.math.RoundingMode.HALF_UP).toPlainString();
     }
 }

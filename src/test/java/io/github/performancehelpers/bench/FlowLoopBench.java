@@ -6,6 +6,8 @@ import io.github.performancehelpers.bench.FlowLoopSimulation.Result;
 import io.github.performancehelpers.bench.FlowLoopSimulation.Tick;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -99,17 +101,21 @@ public final class FlowLoopBench {
                     r.arm().label(), lo, hi, pinned, r.ticks().size(), flagged, r.dropped());
         }
         out.println();
-        out.println("Sample-interval sweep: default gains, cap-400 plant only, 120 s simulated; equilibrium = mean rate");
-        out.println("in force over the last 20 s (sustainable: 111.1/s)");
+        out.println("Sample-interval sweep: default gains, cap-400 plant only (no drop), starting at 111.1/s; equilibrium =");
+        out.println("mean rate in force over the last 20 s of 120 s simulated (sustainable: 111.1/s); for context, the rate");
+        out.println("in force at 20 s and at 30 s (the end of the table's cap-400 half)");
         for (double dt : new double[] {100, 250, 500, 1000, 2000}) {
-            out.printf("  dt %6.0f ms   equilibrium %6.1f/s%n", dt, FlowLoopSimulation.equilibriumAtDt(c, dt, 120, 20));
+            out.printf("  dt %6.0f ms   equilibrium %6s/s   at 20 s %6s/s   at 30 s %6s/s%n", dt,
+                    f1(FlowLoopSimulation.equilibriumAtDt(c, dt, 120, 20)),
+                    f1(FlowLoopSimulation.equilibriumAtDt(c, dt, 20, dt / 1000)),
+                    f1(FlowLoopSimulation.equilibriumAtDt(c, dt, 30, dt / 1000)));
         }
         out.println();
         out.println("Cold start: default gains, minRate 5, maxRate 210, one observation per second of 1 ms against 30 ms");
         StringBuilder climb = new StringBuilder("  ");
         double[] cs = FlowLoopSimulation.coldStart(9);
         for (int i = 0; i < cs.length; i++) {
-            climb.append(i == 0 ? "" : " → ").append(String.format("%.1f", cs[i]));
+            climb.append(i == 0 ? "" : " → ").append(f1(cs[i]));
         }
         out.println(climb);
         out.println("  seed: 5.0 → 30.4 → 59.5 → 88.5 → 117.5 → 146.4 → 175.4 → 204.4 → 210.0");
@@ -209,9 +215,18 @@ public final class FlowLoopBench {
         }
     }
 
-    private static String f1(double v) {
-        // Avoid "-0.0" for values that round to zero.
-        String s = String.format("%.1f", v);
+    /**
+     * Formats to one decimal by rounding the double's exact binary value (as JavaScript's
+     * {@code toFixed} does, so 30.45, stored as 30.4499…, prints as the seed prints it: 30.4).
+     *
+     * @param v the value
+     * @return the formatted value
+     */
+    static String f1(double v) {
+        if (Double.isNaN(v)) {
+            return "—";
+        }
+        String s = new BigDecimal(v).setScale(1, RoundingMode.HALF_UP).toPlainString();
         return s.equals("-0.0") ? "0.0" : s;
     }
 }

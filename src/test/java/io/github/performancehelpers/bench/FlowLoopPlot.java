@@ -17,7 +17,7 @@ final class FlowLoopPlot {
         "#555555", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#d62728", "#8c564b", "#e377c2",
     };
 
-    private static final int WIDTH = 1100;
+    private static final int WIDTH = 1200;
     private static final int LEFT = 80;
     private static final int PLOT_W = 760;
     private static final int PANEL_H = 300;
