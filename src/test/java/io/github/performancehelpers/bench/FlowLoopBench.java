@@ -97,7 +97,7 @@ public final class FlowLoopBench {
                     }
                 }
             }
-            out.printf("  %-20s rate range [%.1f, %.1f]  pinned %2d/%d ticks, saturated on %2d of them, shed %d%n",
+            out.printf("  %-20s rate range [%.1f, %.1f]  pinned %2d/%d ticks, saturated on %2d of them; shed (dropped) %d%n",
                     r.arm().label(), lo, hi, pinned, r.ticks().size(), flagged, r.dropped());
         }
         out.println();

@@ -319,11 +319,8 @@ public final class FlowLoopSimulation {
         @Override
         public void offer(long n) {
             for (long i = 0; i < n; i++) {
-                if (!flow.submit(1)) {
-                    // The queue is full: offered load above capacity is shed (and counted by the
-                    // controller). The rest of this batch would be shed too.
-                    return;
-                }
+                // When the queue is full the arrival is shed, and the controller counts it.
+                flow.submit(1);
             }
         }
     }
