@@ -164,7 +164,7 @@ class FlowLoopBenchTest {
         for (int i = 0; i < expected.length; i++) {
             Result r = FlowLoopSimulation.referenceModel(SEED, FlowLoopSimulation.SEED_ARMS.get(i));
             String settles = r.settles().isPresent() ? Integer.toString(r.settles().getAsInt()) : "never";
-            String[] got = {f1(r.finalRate()), f1(r.eqError()), settles, f1(r.transient_()), f1(r.overshoot()),
+            String[] got = {f1(r.finalRate()), f1(r.eqError()), settles, f1(r.transientPeak()), f1(r.overshoot()),
                 f1(r.meanP99()), Integer.toString(r.reversals())};
             for (int j = 0; j < got.length; j++) {
                 if (expected[i][j] != null) {

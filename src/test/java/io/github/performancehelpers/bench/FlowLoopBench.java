@@ -197,7 +197,7 @@ public final class FlowLoopBench {
             f1(r.finalRate()),
             fixed ? "—" : f1(r.eqError()),
             fixed ? "—" : r.settles().isPresent() ? Integer.toString(r.settles().getAsInt()) : "never",
-            fixed ? "—" : f1(r.transient_()),
+            fixed ? "—" : f1(r.transientPeak()),
             f1(r.overshoot()),
             f1(r.meanP99()),
             fixed ? "—" : Integer.toString(r.reversals()),

@@ -211,7 +211,7 @@ public final class FlowLoopSimulation {
      * @param eqError    {@code |finalRate − equilibrium(capAfter)|}
      * @param settles    ticks after the drop until the rate in force is first within the settle
      *                   band; empty for "never"
-     * @param transient_ peak p99 above target from the drop to the settle tick (the whole second
+     * @param transientPeak peak p99 above target from the drop to the settle tick (the whole second
      *                   half if it never settles), ms, {@code >= 0}
      * @param overshoot  peak p99 above target after the settle tick, ms, {@code >= 0} (0 if it
      *                   never settles; for the control arm, the peak over the whole second half)
@@ -220,7 +220,7 @@ public final class FlowLoopSimulation {
      *                   observations
      */
     public record Result(Arm arm, Config config, List<Tick> ticks, long dropped, double finalRate, double eqError,
-            OptionalInt settles, double transient_, double overshoot, double meanP99, int reversals) {
+            OptionalInt settles, double transientPeak, double overshoot, double meanP99, int reversals) {
 
         /**
          * The ticks after the capacity drop.
