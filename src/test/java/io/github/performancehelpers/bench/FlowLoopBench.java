@@ -52,7 +52,9 @@ public final class FlowLoopBench {
      */
     public static void main(String[] args) throws IOException {
         Locale.setDefault(Locale.ROOT);
-        Path svg = Path.of(args.length > 0 ? args[0] : "target/flowloop.svg");
+        // Without -Dtool.args the exec plugin passes the property's literal text: treat it as absent.
+        boolean given = args.length > 0 && !args[0].isBlank() && !args[0].startsWith("${");
+        Path svg = Path.of(given ? args[0] : "target/flowloop.svg");
         PrintStream out = System.out;
         Config c = Config.SEED;
 
