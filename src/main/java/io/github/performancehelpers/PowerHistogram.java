@@ -1,0 +1,870 @@
+package io.github.performancehelpers;
+
+import java.time.Duration;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A latency histogram with a guaranteed relative error on every quantile, built for a control
+ * loop that reads the quantile of an interval and then starts a new one.
+ *
+ * <h2>Units</h2>
+ * All values are milliseconds, as {@code double}: {@link #record(double)} takes milliseconds,
+ * {@link #recordNanos(long)} and {@link #record(Duration)} convert to milliseconds, and every
+ * figure read back ({@link #quantile(double)}, {@link #min()}, {@link #max()}, {@link #sum()},
+ * {@link #mean()}) is in milliseconds.
+ *
+ * <h2>Accuracy</h2>
+ * Values are counted in logarithmic buckets, as DDSketch does: with relative accuracy {@code a}
+ * and {@code gamma = (1 + a) / (1 - a)}, a value {@code x > 0} goes to bucket
+ * {@code i = ceil(log_gamma(x))}, which holds the values in {@code (gamma^(i-1), gamma^i]}, and
+ * the bucket is read back as {@code 2 * gamma^i / (gamma + 1)}. Every value of the bucket is
+ * within a relative distance {@code a} of that representative, so every quantile is within
+ * relative error {@code a} of the exact quantile of the recorded samples (up to floating-point
+ * rounding, far below {@code 1e-9} relative), for values inside the
+ * {@linkplain Builder#trackableRange(Duration, Duration) trackable range}. Zero is a valid value
+ * and has its own exact bucket. A quantile is also clamped to the exact {@link #min()} and
+ * {@link #max()}, which can only bring it closer to the exact answer, and the quantiles of the
+ * first and last rank are the exact {@link #min()} and {@link #max()}.
+ *
+ * <h2>Quantile rank</h2>
+ * {@link #quantile(double) quantile(q)} of {@code n} samples is the <em>lower</em> quantile:
+ * the value at 0-based rank {@code floor(q * (n - 1))} of the samples sorted ascending. So
+ * {@code quantile(0)} is the minimum, {@code quantile(1)} the maximum, and {@code quantile(0.5)}
+ * of an even number of samples is the lower of the two middle ones (no interpolation).
+ *
+ * <h2>Empty</h2>
+ * An empty histogram answers {@link #quantile(double)}, {@link #min()}, {@link #max()} and
+ * {@link #mean()} with {@link Double#NaN} (the JavaScript original's {@code undefined}),
+ * {@link #count()} with {@code 0} and {@link #sum()} with {@code 0.0}.
+ *
+ * <h2>Intervals and thread-safety</h2>
+ * The histogram is thread-safe, and recording and reading are separate roles, as in
+ * HdrHistogram's {@code Recorder}. Any number of threads may record at once: a record is a few
+ * atomic operations on preallocated arrays, <b>never waits</b> (not even for a reader) and
+ * <b>allocates nothing</b>. Readers ({@link #snapshot()}, {@link #snapshotAndReset()},
+ * {@link #reset()} and the read accessors) are serialized among themselves by a lock and never
+ * hold up a writer.
+ *
+ * <p>The histogram holds the current <em>interval</em>: the samples recorded since it was built
+ * or last reset. {@link #snapshotAndReset()} ends the interval and starts the next in one step,
+ * and every sample lands in exactly one interval: none is lost and none is counted twice,
+ * however the calls interleave. That is the read a feedback loop needs: the loop must judge the
+ * latency of the traffic admitted at its current rate, not a lifetime figure that still contains
+ * the traffic that justified an earlier cut. Each read accessor ({@link #quantile(double)},
+ * {@link #count()}, ...) reads a consistent image of the current interval on its own; to read
+ * several figures of the same instant, take one {@link #snapshot()} and read them there.
+ *
+ * <h2>Trackable range and memory</h2>
+ * The buckets are preallocated for a fixed range of values, by default 1 ns to
+ * 10<sup>7</sup> ms (about 2.8 hours). A positive value below the range is counted in its lowest
+ * bucket and a value above it in its highest, so the relative-accuracy guarantee holds only
+ * inside the range; {@link #min()}, {@link #max()}, {@link #sum()} and {@link #count()} stay
+ * exact for every value. The state is two arrays (the active and the inactive interval) of
+ * {@code 1 + ceil(ln(highest / lowest) / ln(gamma))} longs: at the default accuracy of 1% that
+ * is about 23.4 KiB for the default range, and about 17.3 KiB for 1 µs to 1 hour.
+ */
+public final class PowerHistogram {
+
+    /*
+     * Implementation notes.
+     *
+     * Interval swaps use a writer/reader phaser in the manner of HdrHistogram's
+     * WriterReaderPhaser: a writer marks its entry and exit with one atomic increment each; the
+     * reader swaps the active and inactive state, then waits until every writer that entered
+     * before the swap has left, so the state it reads is quiescent.
+     *
+     * Layout. Each interval is one long[]: slot 0 counts zeros, slot 1 + (i - minIndex) counts
+     * bucket i for i in [minIndex, maxIndex]; plus the interval's sum, min and max as the raw
+     * bits of doubles, updated by CAS. The count is not a separate field: it is the sum of the
+     * slots, computed by the reader. A record is therefore: one log, one ceil (outside the
+     * critical section), then phaser enter, one getAndAdd on the slot, one CAS on the sum, a
+     * plain volatile read each of min and max (a CAS only when the value is a new extreme),
+     * phaser exit. No allocation, no loop that waits on another thread (the CAS loops retry
+     * only because another writer made progress).
+     *
+     * Readers hold readerLock. snapshotAndReset: clear the inactive interval (quiescent since
+     * the previous flip), publish it as active, flip the phaser, and read the old one, now
+     * quiescent. snapshot: the same, then add the old interval back into the active one as a
+     * single write, so the current interval loses nothing.
+     */
+
+    /** Default lowest trackable value: 1 ns, in milliseconds. */
+    static final double DEFAULT_LOWEST_MILLIS = 1e-6;
+    /** Default highest trackable value: 10^7 ms (about 2.8 hours). */
+    static final double DEFAULT_HIGHEST_MILLIS = 1e7;
+    /** Upper bound on the number of buckets of one interval (32 MiB per interval). */
+    static final int MAX_BUCKETS = 1 << 22;
+
+    private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(long[].class);
+
+    private final double relativeAccuracy;
+    private final double gamma;
+    /** {@code 1 / ln(gamma)}. */
+    private final double multiplier;
+    private final int minIndex;
+    private final int maxIndex;
+    private final double lowestMillis;
+    private final double highestMillis;
+
+    private final WriterReaderPhaser phaser = new WriterReaderPhaser();
+    /** Serializes readers. Writers never take it. */
+    private final ReentrantLock readerLock = new ReentrantLock();
+    /** The interval writers record into. Written only under readerLock. */
+    private volatile Interval active;
+    /** The interval swapped out last; quiescent. Accessed only under readerLock. */
+    private Interval inactive;
+
+    private PowerHistogram(Builder builder) {
+        this.relativeAccuracy = builder.relativeAccuracy;
+        this.gamma = gammaOf(relativeAccuracy);
+        this.multiplier = 1.0 / Math.log(gamma);
+        this.lowestMillis = builder.lowestMillis;
+        this.highestMillis = builder.highestMillis;
+        this.minIndex = (int) Math.ceil(Math.log(lowestMillis) * multiplier);
+        this.maxIndex = (int) Math.ceil(Math.log(highestMillis) * multiplier);
+        int slots = 1 + (maxIndex - minIndex + 1);
+        this.active = new Interval(slots);
+        this.inactive = new Interval(slots);
+    }
+
+    private static double gammaOf(double relativeAccuracy) {
+        return (1.0 + relativeAccuracy) / (1.0 - relativeAccuracy);
+    }
+
+    /**
+     * Returns a new builder, with relative accuracy {@code 0.01} and the default trackable range.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Builds a {@link PowerHistogram}. Not thread-safe; the histogram it builds is.
+     */
+    public static final class Builder {
+
+        private double relativeAccuracy = 0.01;
+        private double lowestMillis = DEFAULT_LOWEST_MILLIS;
+        private double highestMillis = DEFAULT_HIGHEST_MILLIS;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the relative accuracy: every quantile is within this relative error of the exact
+         * sample quantile. A smaller value means more buckets (more memory, same record cost).
+         *
+         * @param relativeAccuracy the relative accuracy, in {@code (0, 1)}; default {@code 0.01}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code relativeAccuracy} is not in {@code (0, 1)}
+         */
+        public Builder relativeAccuracy(double relativeAccuracy) {
+            if (!(relativeAccuracy > 0.0 && relativeAccuracy < 1.0)) {
+                throw new IllegalArgumentException(
+                        "relativeAccuracy must be in (0, 1): " + relativeAccuracy);
+            }
+            this.relativeAccuracy = relativeAccuracy;
+            return this;
+        }
+
+        /**
+         * Sets the range of values the buckets cover with the relative-accuracy guarantee. A
+         * positive value below {@code lowest} is counted in the lowest bucket, a value above
+         * {@code highest} in the highest one. Memory grows with {@code ln(highest / lowest)}.
+         *
+         * @param lowest  the lowest trackable value, {@code > 0}; default 1 ns
+         * @param highest the highest trackable value, {@code > lowest}; default
+         *                10<sup>7</sup> ms
+         * @return this builder
+         * @throws NullPointerException     if either argument is null
+         * @throws IllegalArgumentException if {@code lowest} is not positive or {@code highest}
+         *                                  is not greater than {@code lowest}
+         */
+        public Builder trackableRange(Duration lowest, Duration highest) {
+            Objects.requireNonNull(lowest, "lowest");
+            Objects.requireNonNull(highest, "highest");
+            if (lowest.isNegative() || lowest.isZero()) {
+                throw new IllegalArgumentException("lowest must be > 0: " + lowest);
+            }
+            if (highest.compareTo(lowest) <= 0) {
+                throw new IllegalArgumentException(
+                        "highest must be > lowest: highest=" + highest + ", lowest=" + lowest);
+            }
+            this.lowestMillis = toMillis(lowest);
+            this.highestMillis = toMillis(highest);
+            return this;
+        }
+
+        /**
+         * Builds the histogram, preallocating its buckets.
+         *
+         * @return a new, empty histogram
+         * @throws IllegalArgumentException if the accuracy and range together need more than
+         *                                  2<sup>22</sup> buckets
+         */
+        public PowerHistogram build() {
+            double buckets = Math.log(highestMillis / lowestMillis) / Math.log(gammaOf(relativeAccuracy)) + 2;
+            if (!(buckets <= MAX_BUCKETS)) {
+                throw new IllegalArgumentException("relativeAccuracy " + relativeAccuracy
+                        + " over the trackable range [" + lowestMillis + " ms, " + highestMillis
+                        + " ms] needs about " + (long) buckets + " buckets, more than "
+                        + MAX_BUCKETS + "; use a larger relativeAccuracy or a narrower range");
+            }
+            return new PowerHistogram(this);
+        }
+    }
+
+    private static double toMillis(Duration d) {
+        return d.getSeconds() * 1e3 + d.getNano() / 1e6;
+    }
+
+    // ------------------------------------------------------------------------------ writers
+
+    /**
+     * Records one value, in milliseconds. Never waits and allocates nothing.
+     *
+     * @param millis the value in milliseconds; finite and {@code >= 0} ({@code -0.0} counts as
+     *               {@code 0})
+     * @throws IllegalArgumentException if {@code millis} is negative, NaN or infinite; nothing is
+     *                                  recorded then
+     */
+    public void record(double millis) {
+        if (!(millis >= 0.0) || millis == Double.POSITIVE_INFINITY) {
+            throw new IllegalArgumentException("millis must be finite and >= 0: " + millis);
+        }
+        recordValid(millis + 0.0); // -0.0 + 0.0 == +0.0
+    }
+
+    /**
+     * Records one value given in nanoseconds (converted to milliseconds). Never waits and
+     * allocates nothing.
+     *
+     * @param nanos the value in nanoseconds, {@code >= 0}
+     * @throws IllegalArgumentException if {@code nanos} is negative; nothing is recorded then
+     */
+    public void recordNanos(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("nanos must be >= 0: " + nanos);
+        }
+        recordValid(nanos / 1e6);
+    }
+
+    /**
+     * Records one latency (converted to milliseconds). Never waits and allocates nothing.
+     *
+     * @param latency the latency, not negative
+     * @throws NullPointerException     if {@code latency} is null
+     * @throws IllegalArgumentException if {@code latency} is negative; nothing is recorded then
+     */
+    public void record(Duration latency) {
+        Objects.requireNonNull(latency, "latency");
+        if (latency.isNegative()) {
+            throw new IllegalArgumentException("latency must not be negative: " + latency);
+        }
+        recordValid(toMillis(latency));
+    }
+
+    /** Records a validated, finite, non-negative value (never {@code -0.0}). */
+    private void recordValid(double millis) {
+        int slot = slotOf(millis);
+        long epoch = phaser.writerEnter();
+        try {
+            Interval interval = active;
+            SLOTS.getAndAdd(interval.slots, slot, 1L);
+            interval.addSum(millis);
+            interval.updateMin(millis);
+            interval.updateMax(millis);
+        } finally {
+            phaser.writerExit(epoch);
+        }
+    }
+
+    /** The slot of a finite value {@code >= 0}: 0 for zero, else its bucket clamped to range. */
+    private int slotOf(double millis) {
+        if (millis == 0.0) {
+            return 0;
+        }
+        double index = Math.ceil(Math.log(millis) * multiplier);
+        if (index <= minIndex) {
+            return 1;
+        }
+        if (index >= maxIndex) {
+            return 1 + maxIndex - minIndex;
+        }
+        return 1 + (int) index - minIndex;
+    }
+
+    /** The slot of bucket {@code index}, clamped to this histogram's range. */
+    private int slotOfIndex(int index) {
+        return 1 + Math.min(Math.max(index, minIndex), maxIndex) - minIndex;
+    }
+
+    /**
+     * Adds all samples of a snapshot to the current interval, as one write: a concurrent
+     * {@link #snapshotAndReset()} sees either all of them or none. Counts of values outside this
+     * histogram's trackable range are clamped into it, as a {@link #record(double)} would.
+     * Never waits and allocates nothing.
+     *
+     * @param other the snapshot to add
+     * @throws NullPointerException     if {@code other} is null
+     * @throws IllegalArgumentException if {@code other} has a different relative accuracy
+     */
+    public void merge(Snapshot other) {
+        Objects.requireNonNull(other, "other");
+        checkSameAccuracy(relativeAccuracy, other.relativeAccuracy);
+        if (other.count == 0) {
+            return;
+        }
+        long epoch = phaser.writerEnter();
+        try {
+            addInto(active, other);
+        } finally {
+            phaser.writerExit(epoch);
+        }
+    }
+
+    /** Adds a non-empty snapshot to an interval with atomic operations. */
+    private void addInto(Interval interval, Snapshot s) {
+        if (s.zeroCount != 0) {
+            SLOTS.getAndAdd(interval.slots, 0, s.zeroCount);
+        }
+        long[] counts = s.counts;
+        for (int j = 0; j < counts.length; j++) {
+            if (counts[j] != 0) {
+                SLOTS.getAndAdd(interval.slots, slotOfIndex(s.offset + j), counts[j]);
+            }
+        }
+        interval.addSum(s.sum);
+        interval.updateMin(s.min);
+        interval.updateMax(s.max);
+    }
+
+    private static void checkSameAccuracy(double mine, double theirs) {
+        if (Double.compare(mine, theirs) != 0) {
+            throw new IllegalArgumentException("relativeAccuracy must be the same to merge: "
+                    + theirs + " into " + mine);
+        }
+    }
+
+    // ------------------------------------------------------------------------------ readers
+
+    /**
+     * Returns the lower {@code q}-quantile of the current interval: an estimate, within the
+     * relative accuracy, of the value at 0-based rank {@code floor(q * (count - 1))} of the
+     * samples sorted ascending.
+     *
+     * @param q the quantile, in {@code [0, 1]} ({@code 0.99} is the p99)
+     * @return the quantile in milliseconds, or {@link Double#NaN} if the interval is empty
+     * @throws IllegalArgumentException if {@code q} is not in {@code [0, 1]} (or is NaN)
+     */
+    public double quantile(double q) {
+        checkQuantile(q);
+        return snapshot().quantile(q);
+    }
+
+    /**
+     * Returns the number of samples in the current interval.
+     *
+     * @return the count, {@code >= 0}
+     */
+    public long count() {
+        return snapshot().count();
+    }
+
+    /**
+     * Returns the exact smallest sample of the current interval.
+     *
+     * @return the minimum in milliseconds, or {@link Double#NaN} if the interval is empty
+     */
+    public double min() {
+        return snapshot().min();
+    }
+
+    /**
+     * Returns the exact largest sample of the current interval.
+     *
+     * @return the maximum in milliseconds, or {@link Double#NaN} if the interval is empty
+     */
+    public double max() {
+        return snapshot().max();
+    }
+
+    /**
+     * Returns the sum of the samples of the current interval (a {@code double} sum, so exact as
+     * long as every partial sum is representable, e.g. integers below 2<sup>53</sup>).
+     *
+     * @return the sum in milliseconds; {@code 0.0} if the interval is empty
+     */
+    public double sum() {
+        return snapshot().sum();
+    }
+
+    /**
+     * Returns the mean of the samples of the current interval, {@code sum() / count()}.
+     *
+     * @return the mean in milliseconds, or {@link Double#NaN} if the interval is empty
+     */
+    public double mean() {
+        return snapshot().mean();
+    }
+
+    /**
+     * Returns the relative accuracy this histogram was built with.
+     *
+     * @return the relative accuracy, in {@code (0, 1)}
+     */
+    public double relativeAccuracy() {
+        return relativeAccuracy;
+    }
+
+    /**
+     * Returns an immutable copy of the current interval, which goes on unchanged: samples
+     * recorded concurrently are either in the snapshot and in the interval, or only in the
+     * interval.
+     *
+     * @return a snapshot of the current interval
+     */
+    public Snapshot snapshot() {
+        readerLock.lock();
+        try {
+            Interval ended = swap();
+            Snapshot s = new Snapshot(this, ended);
+            if (s.count != 0) {
+                // Put the samples back, as one write, so the current interval loses nothing.
+                long epoch = phaser.writerEnter();
+                try {
+                    addInto(active, s);
+                } finally {
+                    phaser.writerExit(epoch);
+                }
+            }
+            return s;
+        } finally {
+            readerLock.unlock();
+        }
+    }
+
+    /**
+     * Ends the current interval and starts a new, empty one in one step, returning the interval
+     * that ended. Every sample recorded by any thread lands in exactly one interval. Writers do
+     * not wait; this method waits (briefly, spinning then yielding) for writers that are in the
+     * middle of a record to finish it.
+     *
+     * @return a snapshot of the interval that ended
+     */
+    public Snapshot snapshotAndReset() {
+        readerLock.lock();
+        try {
+            return new Snapshot(this, swap());
+        } finally {
+            readerLock.unlock();
+        }
+    }
+
+    /**
+     * Discards the current interval and starts a new, empty one, as
+     * {@link #snapshotAndReset()} does without building the snapshot.
+     */
+    public void reset() {
+        readerLock.lock();
+        try {
+            swap().clear();
+        } finally {
+            readerLock.unlock();
+        }
+    }
+
+    /**
+     * Returns the current interval as JSON, in the shape documented at {@link Snapshot#toJson()}.
+     *
+     * @return a JSON object
+     */
+    public String toJson() {
+        return snapshot().toJson();
+    }
+
+    /**
+     * Returns {@link #toJson()}.
+     *
+     * @return the current interval as JSON
+     */
+    @Override
+    public String toString() {
+        return toJson();
+    }
+
+    /**
+     * Swaps the intervals and waits for the old active one to be quiescent. Caller holds
+     * readerLock.
+     *
+     * @return the interval that was active, now quiescent and inactive
+     */
+    private Interval swap() {
+        Interval next = inactive;
+        next.clear(); // quiescent since the previous flip; plain writes, published by `active`
+        Interval ended = active;
+        active = next;
+        phaser.flipPhase();
+        inactive = ended;
+        return ended;
+    }
+
+    /**
+     * Estimates the heap bytes of this histogram's state, for a 64-bit JVM with compressed
+     * references: the two interval arrays and objects, plus an upper bound for the fixed-size
+     * objects (this object, the phaser, the reader lock).
+     */
+    long footprintBytes() {
+        long perInterval = Interval.OBJECT_BYTES + 16L + 8L * active.slots.length;
+        long fixed = 96 /* this */ + 48 /* phaser */ + 16 + 48 /* ReentrantLock + its Sync */;
+        return 2 * perInterval + fixed;
+    }
+
+    /** Number of buckets of one interval, the zero bucket included. */
+    int slotCount() {
+        return active.slots.length;
+    }
+
+    private static void checkQuantile(double q) {
+        if (!(q >= 0.0 && q <= 1.0)) {
+            throw new IllegalArgumentException("q must be in [0, 1]: " + q);
+        }
+    }
+
+    private static String json(double v) {
+        return Double.isNaN(v) ? "null" : Double.toString(v);
+    }
+
+    /** One interval's state. Writers update it with atomic operations only. */
+    private static final class Interval {
+
+        /** Object header, the array reference and three longs, rounded up to 8. */
+        static final long OBJECT_BYTES = 48;
+
+        private static final VarHandle SUM;
+        private static final VarHandle MIN;
+        private static final VarHandle MAX;
+
+        static {
+            try {
+                MethodHandles.Lookup l = MethodHandles.lookup();
+                SUM = l.findVarHandle(Interval.class, "sumBits", long.class);
+                MIN = l.findVarHandle(Interval.class, "minBits", long.class);
+                MAX = l.findVarHandle(Interval.class, "maxBits", long.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private static final long ZERO_BITS = Double.doubleToRawLongBits(0.0);
+        private static final long PLUS_INF_BITS = Double.doubleToRawLongBits(Double.POSITIVE_INFINITY);
+        private static final long MINUS_INF_BITS = Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY);
+
+        /** Slot 0: zeros; slot 1 + (i - minIndex): bucket i. Updated with SLOTS.getAndAdd. */
+        final long[] slots;
+        /** Raw bits of the sum; updated by CAS. */
+        volatile long sumBits = ZERO_BITS;
+        /** Raw bits of the minimum, +infinity when empty; lowered by CAS. */
+        volatile long minBits = PLUS_INF_BITS;
+        /** Raw bits of the maximum, -infinity when empty; raised by CAS. */
+        volatile long maxBits = MINUS_INF_BITS;
+
+        Interval(int slots) {
+            this.slots = new long[slots];
+        }
+
+        void addSum(double x) {
+            long current = sumBits;
+            for (;;) {
+                long next = Double.doubleToRawLongBits(Double.longBitsToDouble(current) + x);
+                long witness = (long) SUM.compareAndExchange(this, current, next);
+                if (witness == current) {
+                    return;
+                }
+                current = witness;
+            }
+        }
+
+        void updateMin(double x) {
+            long current = minBits;
+            while (x < Double.longBitsToDouble(current)) {
+                long witness = (long) MIN.compareAndExchange(this, current, Double.doubleToRawLongBits(x));
+                if (witness == current) {
+                    return;
+                }
+                current = witness;
+            }
+        }
+
+        void updateMax(double x) {
+            long current = maxBits;
+            while (x > Double.longBitsToDouble(current)) {
+                long witness = (long) MAX.compareAndExchange(this, current, Double.doubleToRawLongBits(x));
+                if (witness == current) {
+                    return;
+                }
+                current = witness;
+            }
+        }
+
+        /** Empties a quiescent interval. */
+        void clear() {
+            Arrays.fill(slots, 0L);
+            sumBits = ZERO_BITS;
+            minBits = PLUS_INF_BITS;
+            maxBits = MINUS_INF_BITS;
+        }
+    }
+
+    /**
+     * An immutable image of one interval of a {@link PowerHistogram}: its bucket counts, exact
+     * count, min, max and sum. Snapshots of the same relative accuracy merge into a new snapshot
+     * whose quantiles are those of the union of the samples, within the same relative accuracy.
+     * Thread-safe (immutable). Empty-value conventions and the quantile rank are those of
+     * {@link PowerHistogram}.
+     */
+    public static final class Snapshot {
+
+        private static final long[] NO_COUNTS = new long[0];
+
+        private final double relativeAccuracy;
+        private final double gamma;
+        private final long zeroCount;
+        /** Bucket index of {@code counts[0]}. */
+        private final int offset;
+        /** Counts of buckets {@code offset ..}, trimmed to the first and last non-empty one. */
+        private final long[] counts;
+        private final long count;
+        private final double sum;
+        /** Exact minimum; +infinity when empty. */
+        private final double min;
+        /** Exact maximum; -infinity when empty. */
+        private final double max;
+
+        /** Copies a quiescent interval. */
+        private Snapshot(PowerHistogram h, Interval interval) {
+            long[] slots = interval.slots;
+            int first = 1;
+            while (first < slots.length && slots[first] == 0) {
+                first++;
+            }
+            int last = slots.length - 1;
+            while (last >= first && slots[last] == 0) {
+                last--;
+            }
+            this.relativeAccuracy = h.relativeAccuracy;
+            this.gamma = h.gamma;
+            this.zeroCount = slots[0];
+            this.offset = h.minIndex + first - 1;
+            this.counts = first <= last ? Arrays.copyOfRange(slots, first, last + 1) : NO_COUNTS;
+            long n = zeroCount;
+            for (long c : counts) {
+                n += c;
+            }
+            this.count = n;
+            this.sum = Double.longBitsToDouble(interval.sumBits);
+            this.min = Double.longBitsToDouble(interval.minBits);
+            this.max = Double.longBitsToDouble(interval.maxBits);
+        }
+
+        private Snapshot(double relativeAccuracy, double gamma, long zeroCount, int offset,
+                long[] counts, long count, double sum, double min, double max) {
+            this.relativeAccuracy = relativeAccuracy;
+            this.gamma = gamma;
+            this.zeroCount = zeroCount;
+            this.offset = offset;
+            this.counts = counts;
+            this.count = count;
+            this.sum = sum;
+            this.min = min;
+            this.max = max;
+        }
+
+        /**
+         * Returns the lower {@code q}-quantile: an estimate, within the relative accuracy, of
+         * the value at 0-based rank {@code floor(q * (count - 1))} of the samples sorted
+         * ascending.
+         *
+         * @param q the quantile, in {@code [0, 1]}
+         * @return the quantile in milliseconds, or {@link Double#NaN} if the snapshot is empty
+         * @throws IllegalArgumentException if {@code q} is not in {@code [0, 1]} (or is NaN)
+         */
+        public double quantile(double q) {
+            checkQuantile(q);
+            if (count == 0) {
+                return Double.NaN;
+            }
+            long rank = (long) Math.floor(q * (count - 1));
+            if (rank == 0) {
+                return min; // exact, even outside the trackable range
+            }
+            if (rank == count - 1) {
+                return max;
+            }
+            long seen = zeroCount;
+            if (rank < seen) {
+                return 0.0;
+            }
+            for (int j = 0; j < counts.length; j++) {
+                seen += counts[j];
+                if (rank < seen) {
+                    double representative = 2.0 * Math.pow(gamma, offset + j) / (gamma + 1.0);
+                    return Math.min(Math.max(representative, min), max);
+                }
+            }
+            return max; // unreachable: the counts sum to count
+        }
+
+        /**
+         * Returns the number of samples.
+         *
+         * @return the count, {@code >= 0}
+         */
+        public long count() {
+            return count;
+        }
+
+        /**
+         * Returns the exact smallest sample.
+         *
+         * @return the minimum in milliseconds, or {@link Double#NaN} if empty
+         */
+        public double min() {
+            return count == 0 ? Double.NaN : min;
+        }
+
+        /**
+         * Returns the exact largest sample.
+         *
+         * @return the maximum in milliseconds, or {@link Double#NaN} if empty
+         */
+        public double max() {
+            return count == 0 ? Double.NaN : max;
+        }
+
+        /**
+         * Returns the sum of the samples.
+         *
+         * @return the sum in milliseconds; {@code 0.0} if empty
+         */
+        public double sum() {
+            return sum;
+        }
+
+        /**
+         * Returns the mean of the samples, {@code sum() / count()}.
+         *
+         * @return the mean in milliseconds, or {@link Double#NaN} if empty
+         */
+        public double mean() {
+            return count == 0 ? Double.NaN : sum / count;
+        }
+
+        /**
+         * Returns the relative accuracy of the histogram this snapshot was taken from.
+         *
+         * @return the relative accuracy, in {@code (0, 1)}
+         */
+        public double relativeAccuracy() {
+            return relativeAccuracy;
+        }
+
+        /**
+         * Returns a new snapshot holding the samples of both this one and {@code other}; neither
+         * is changed.
+         *
+         * @param other the snapshot to merge with
+         * @return the merged snapshot
+         * @throws NullPointerException     if {@code other} is null
+         * @throws IllegalArgumentException if {@code other} has a different relative accuracy
+         */
+        public Snapshot merge(Snapshot other) {
+            Objects.requireNonNull(other, "other");
+            checkSameAccuracy(relativeAccuracy, other.relativeAccuracy);
+            long[] merged;
+            int mergedOffset;
+            if (counts.length == 0) {
+                merged = other.counts;
+                mergedOffset = other.offset;
+            } else if (other.counts.length == 0) {
+                merged = counts;
+                mergedOffset = offset;
+            } else {
+                mergedOffset = Math.min(offset, other.offset);
+                int end = Math.max(offset + counts.length, other.offset + other.counts.length);
+                merged = new long[end - mergedOffset];
+                for (int j = 0; j < counts.length; j++) {
+                    merged[offset - mergedOffset + j] += counts[j];
+                }
+                for (int j = 0; j < other.counts.length; j++) {
+                    merged[other.offset - mergedOffset + j] += other.counts[j];
+                }
+            }
+            return new Snapshot(relativeAccuracy, gamma, zeroCount + other.zeroCount,
+                    mergedOffset, merged, count + other.count, sum + other.sum,
+                    Math.min(min, other.min), Math.max(max, other.max));
+        }
+
+        /**
+         * Returns this snapshot as one JSON object, on one line. Shape, for the samples 0, 2, 3
+         * and 12 ms (line breaks added; NaN figures of an empty snapshot are written as
+         * {@code null}, as JSON has no NaN):
+         *
+         * <pre>{@code
+         * {"relativeAccuracy":0.01,"count":4,"min":0.0,"max":12.0,"sum":17.0,"mean":4.25,
+         *  "quantiles":{"0.5":1.9936617014173446,"0.9":2.9742334234767016,
+         *               "0.99":2.9742334234767016,"0.999":2.9742334234767016},
+         *  "zeroCount":1,"bins":[[35,1],[55,1],[125,1]]}
+         * }</pre>
+         *
+         * {@code quantiles} holds the p50, p90, p99 and p999 as {@link #quantile(double)} gives
+         * them. {@code zeroCount} is the number of samples equal to zero. {@code bins} lists
+         * the non-empty buckets in ascending order as {@code [index, count]} pairs: bucket
+         * {@code i} holds the values in {@code (gamma^(i-1), gamma^i]} with
+         * {@code gamma = (1 + relativeAccuracy) / (1 - relativeAccuracy)}, so the buckets,
+         * the zero count and the exact min, max and sum are enough to rebuild the snapshot.
+         *
+         * @return a JSON object
+         */
+        public String toJson() {
+            StringBuilder b = new StringBuilder(128 + 16 * counts.length);
+            b.append("{\"relativeAccuracy\":").append(relativeAccuracy)
+                    .append(",\"count\":").append(count)
+                    .append(",\"min\":").append(json(min()))
+                    .append(",\"max\":").append(json(max()))
+                    .append(",\"sum\":").append(json(sum))
+                    .append(",\"mean\":").append(json(mean()))
+                    .append(",\"quantiles\":{\"0.5\":").append(json(quantile(0.5)))
+                    .append(",\"0.9\":").append(json(quantile(0.9)))
+                    .append(",\"0.99\":").append(json(quantile(0.99)))
+                    .append(",\"0.999\":").append(json(quantile(0.999)))
+                    .append("},\"zeroCount\":").append(zeroCount)
+                    .append(",\"bins\":[");
+            boolean firstBin = true;
+            for (int j = 0; j < counts.length; j++) {
+                if (counts[j] != 0) {
+                    b.append(firstBin ? "[" : ",[").append(offset + j).append(',')
+                            .append(counts[j]).append(']');
+                    firstBin = false;
+                }
+            }
+            return b.append("]}").toString();
+        }
+
+        /**
+         * Returns {@link #toJson()}.
+         *
+         * @return this snapshot as JSON
+         */
+        @Override
+        public String toString() {
+            return toJson();
+        }
+    }
+}
