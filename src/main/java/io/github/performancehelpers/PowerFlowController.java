@@ -94,6 +94,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
 
     private final PowerGCRA limiter;
     private final RateLimiter admission;
+    private final RateLimiter globalLimiter;
     private final PowerQueue<T> queue;
     private final PowerHistogram latency;
     private final PowerServo servo;
@@ -123,6 +124,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
         this.ticker = b.ticker;
         this.onRateChange = b.onRateChange;
         this.limiter = PowerGCRA.builder().rate(b.rate).burst(b.burst).ticker(b.ticker).build();
+        this.globalLimiter = b.globalLimiter;
         this.admission = b.globalLimiter == null ? limiter : PowerRateLimit.of(limiter, b.globalLimiter);
         this.queue = new PowerQueue<>(b.queueCapacity);
         this.latency = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
@@ -522,11 +524,16 @@ public final class PowerFlowController<T> implements AutoCloseable {
      */
     boolean tryAdmitHeld(long maxCatchUpNanos) {
         boolean ok;
-        if (admission == limiter) {
+        if (globalLimiter == null) {
             ok = limiter.tryConsumeCatchingUp(1, maxCatchUpNanos);
         } else {
-            ok = ((PowerRateLimit) admission).tryConsumeWith(limiter,
-                    () -> limiter.tryConsumeCatchingUp(1, maxCatchUpNanos));
+            // Local first, because only the local limiter can be refunded exactly: a global
+            // limiter (say, on Redis) is never charged for an item the local one refused.
+            ok = globalLimiter.hasCapacity() && limiter.tryConsumeCatchingUp(1, maxCatchUpNanos);
+            if (ok && !globalLimiter.tryConsume(1)) {
+                limiter.refund(1);
+                ok = false;
+            }
         }
         if (ok) {
             admitted.incrementAndGet();
