@@ -901,6 +901,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 + controller.depth() + ", running = " + running.get() + ", completed = " + completed.get() + "]";
     }
 
+    /** The dispatcher thread, for tests. */
+    Thread dispatcherThread() {
+        return dispatcher;
+    }
+
     // ---------------------------------------------------------------- the task wrapper
 
     /** A queued task: the submitted Runnable, its enqueue time, and its runner while it runs. */
