@@ -81,7 +81,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * dispatcher would have admitted over that time. (10 ms rather than the few tens of microseconds
  * of an ordinary wake-up: on a loaded machine a carrier thread is routinely descheduled for a few
  * milliseconds, and every stall beyond the bound is lost from the long-run rate for good.) A rate change wakes the dispatcher, so it takes
- * effect at once, also when the dispatcher is already waiting.
+ * effect at once, also when the dispatcher is already waiting. The dispatcher is a virtual thread,
+ * so it shares the carrier threads with the default delegate's tasks: CPU-bound tasks that keep
+ * every carrier busy delay it (use a {@code ThreadPoolExecutor} delegate for such work).
  *
  * <h2>Statistics</h2>
  * {@link #stats()}: the controller's loop figures plus the executor's task accounting. Every task
