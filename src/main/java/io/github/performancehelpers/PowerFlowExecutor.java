@@ -77,10 +77,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * dispatcher had work waiting continuously (it was pacing, not idle) it lets the limiter catch up
  * by at most {@link #MAX_CATCH_UP} of lateness; after waiting on an empty queue it passes 0, as
  * idle time is correctly forgotten. The bound caps the burst a long stall (a GC pause, a
- * descheduled carrier) can release at {@code rate × 10 ms} tasks, which is what an on-time
- * dispatcher would have admitted over that time. (10 ms rather than the few tens of microseconds
- * of an ordinary wake-up: on a loaded machine a carrier thread is routinely descheduled for a few
- * milliseconds, and every stall beyond the bound is lost from the long-run rate for good.) A rate change wakes the dispatcher, so it takes
+ * descheduled carrier) can release at {@code rate × 20 ms} tasks (and the delegate's slots
+ * still bound how many run at once), which is what an on-time dispatcher would have admitted over
+ * that time. The bound is 20 ms rather than the few tens of microseconds of an ordinary wake-up
+ * because on a loaded machine a thread is routinely kept off a CPU for one scheduler period (a
+ * few to tens of milliseconds), and every stall beyond the bound is lost from the long-run rate
+ * for good. A rate change wakes the dispatcher, so it takes
  * effect at once, also when the dispatcher is already waiting. The dispatcher is a virtual thread,
  * so it shares the carrier threads with the default delegate's tasks: CPU-bound tasks that keep
  * every carrier busy delay it (use a {@code ThreadPoolExecutor} delegate for such work).
@@ -154,9 +156,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /**
      * The most wake-up lateness the dispatcher lets the rate limiter catch up when it had work
-     * waiting continuously: 10 ms. See "Pacing" in the class description.
+     * waiting continuously: 20 ms. See "Pacing" in the class description.
      */
-    public static final Duration MAX_CATCH_UP = Duration.ofMillis(10);
+    public static final Duration MAX_CATCH_UP = Duration.ofMillis(20);
 
     private static final long MAX_CATCH_UP_NANOS = MAX_CATCH_UP.toNanos();
 
