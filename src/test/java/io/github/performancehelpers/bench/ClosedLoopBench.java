@@ -72,9 +72,15 @@ public final class ClosedLoopBench {
     public record Config(double phaseSeconds, int slots, double medianMs, double sigma, double targetMs,
             int threads, double overload) {
 
-        /** The published configuration: 16 slots, 8 ms median, sigma 0.5, target 40 ms, 1.5× load. */
+        /**
+         * The published configuration: 8 slots, 15 ms median, sigma 0.5 (capacity 470/s, then
+         * 235/s), target 60 ms, pools of 64 threads, 1.5× the phase-1 capacity offered.
+         *
+         * @param phaseSeconds each phase's length
+         * @return the configuration
+         */
         public static Config standard(double phaseSeconds) {
-            return new Config(phaseSeconds, 16, 8, 0.5, 40, 128, 1.5);
+            return new Config(phaseSeconds, 8, 15, 0.5, 60, 64, 1.5);
         }
 
         /**

@@ -42,6 +42,8 @@ public final class PacingBench {
 
     private static final Runnable NOOP = () -> { };
 
+    private static final long CATCH_UP_NANOS = PowerFlowExecutor.MAX_CATCH_UP.toNanos();
+
     private PacingBench() {
     }
 
@@ -56,9 +58,18 @@ public final class PacingBench {
      * @param dispatcherCpu  the dispatcher's CPU time in the window as a percentage of one core
      * @param processCpu     the whole process's CPU time in the window, percent of one core
      * @param producerCpu    the producer thread's CPU time, percent of one core
+     * @param stalls         admissions later (gap minus one interval) than the dispatcher's
+     *                       catch-up bound ({@link PowerFlowExecutor#MAX_CATCH_UP}, or two
+     *                       intervals below 100/s): the dispatcher was kept off a CPU longer than
+     *                       it may catch up
+     * @param stallLossPercent the admissions those gaps cost beyond the bound, as a percentage of
+     *                       the configured count ({@code rate × excess}): the loss the catch-up
+     *                       bound explains
+     * @param maxGapMs       the longest gap between consecutive admissions, ms
      */
     public record Row(double configured, double admitted, double errorPercent, long handoffs, double seconds,
-            double dispatcherCpu, double processCpu, double producerCpu) {
+            double dispatcherCpu, double processCpu, double producerCpu, long stalls, double stallLossPercent,
+            double maxGapMs) {
     }
 
     /**
@@ -85,6 +96,18 @@ public final class PacingBench {
         long count;
         long first;
         long last;
+        /** Gaps between consecutive hand-offs longer than the catch-up bound, and their excess. */
+        long stalls;
+        long stallExcess;
+        long maxGap;
+        final long intervalNanos;
+        final long boundNanos;
+
+        RecordingDelegate(double rate) {
+            intervalNanos = (long) (1e9 / rate);
+            // the dispatcher's catch-up bound: 20 ms, or two intervals below 100/s
+            boundNanos = Math.max(CATCH_UP_NANOS, 2 * intervalNanos);
+        }
         private volatile boolean shutdown;
 
         @Override
@@ -93,6 +116,14 @@ public final class PacingBench {
             if (now - from >= 0 && now - to < 0) {
                 if (count++ == 0) {
                     first = now;
+                } else {
+                    long gap = now - last;
+                    maxGap = Math.max(maxGap, gap);
+                    long lateness = gap - intervalNanos; // how late this admission was
+                    if (lateness > boundNanos) {
+                        stalls++;
+                        stallExcess += lateness - boundNanos;
+                    }
                 }
                 last = now;
             }
@@ -128,7 +159,7 @@ public final class PacingBench {
 
     static Row measure(double rate, Duration warmup, Duration measure) throws InterruptedException {
         int capacity = (int) Math.max(64, Math.min(200_000, rate / 5)); // 200 ms of work
-        RecordingDelegate delegate = new RecordingDelegate();
+        RecordingDelegate delegate = new RecordingDelegate(rate);
         PowerFlowExecutor executor = PowerFlowExecutor.builder().rate(rate).fixedRate(true)
                 .queueCapacity(capacity).delegate(delegate).name("pacing-" + (long) rate).build();
         Thread producer = Thread.ofPlatform().name("pacing-producer").daemon().start(() -> {
@@ -172,7 +203,8 @@ public final class PacingBench {
             double admitted = n > 1 ? (n - 1) * 1e9 / (delegate.last - delegate.first) : Double.NaN;
             return new Row(rate, admitted, 100 * (admitted - rate) / rate, n, wall / 1e9,
                     100.0 * dispatcherNanos / wall, 100.0 * (process1 - process0) / wall,
-                    100.0 * (producer1 - producer0) / wall);
+                    100.0 * (producer1 - producer0) / wall, delegate.stalls,
+                    100.0 * delegate.stallExcess / (delegate.last - delegate.first), delegate.maxGap / 1e6);
         } finally {
             executor.shutdownNow();
             producer.join();
@@ -188,12 +220,13 @@ public final class PacingBench {
     public static String table(List<Row> rows) {
         StringBuilder sb = new StringBuilder();
         sb.append("| configured /s | admitted /s | error | admissions | window s | dispatcher CPU (% of a core) "
-                + "| process CPU % | producer CPU % |\n");
-        sb.append("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + "| process CPU % | producer CPU % | stalls beyond catch-up bound | loss they explain | longest gap ms |\n");
+        sb.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row r : rows) {
-            sb.append(String.format(Locale.ROOT, "| %,.0f | %,.2f | %+.3f%% | %,d | %.2f | %.1f | %.1f | %.1f |%n",
+            sb.append(String.format(Locale.ROOT, "| %,.0f | %,.2f | %+.3f%% | %,d | %.2f | %.1f | %.1f | %.1f | %d | %.3f%% | %.1f |%n",
                     r.configured(), r.admitted(), r.errorPercent(), r.handoffs(), r.seconds(),
-                    r.dispatcherCpu(), r.processCpu(), r.producerCpu()));
+                    r.dispatcherCpu(), r.processCpu(), r.producerCpu(), r.stalls(), r.stallLossPercent(),
+                    r.maxGapMs()));
         }
         return sb.toString();
     }
