@@ -15,6 +15,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -244,7 +245,7 @@ public final class Demo {
                 .observeInterval(Duration.ofMillis(c.tickMs()))
                 .poolSizer(PoolSizer.littlesLaw(Duration.ofNanos(Math.round(c.targetMs() * 1e6)), 1, 1024))
                 .build();
-             ExecutorService fixedPool = Executors.newFixedThreadPool(n)) {
+             ExecutorService fixedPool = Executors.newFixedThreadPool(n, namedThreads("demo-fixed-"))) {
             ThreadPoolExecutor fixed = (ThreadPoolExecutor) fixedPool;
             // Sample halfway between two of the loop's observations, so each printed line shows
             // the window the loop has just acted on, never a race with it.
@@ -310,6 +311,11 @@ public final class Demo {
         return new Tick(t, capacity, s.rate(), s.poolSize(), s.depth(), s.dropped(), s.lastObservedP99(),
                 fw.e2eP99(), fw.callP99(), fw.completed() / windowSeconds,
                 xw.e2eP99(), xw.callP99(), xw.completed() / windowSeconds, fixedBacklog);
+    }
+
+    private static ThreadFactory namedThreads(String prefix) {
+        AtomicLong count = new AtomicLong();
+        return r -> Thread.ofPlatform().name(prefix + count.incrementAndGet()).unstarted(r);
     }
 
     private static SimulatedDownstream downstream(Config c) {
