@@ -64,8 +64,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * bucket and a value above it in its highest, so the relative-accuracy guarantee holds only
  * inside the range; {@link #min()}, {@link #max()}, {@link #sum()} and {@link #count()} stay
  * exact for every value. The state is two arrays (the active and the inactive interval) of
- * {@code 1 + ceil(ln(highest / lowest) / ln(gamma))} longs: at the default accuracy of 1% that
- * is about 23.4 KiB for the default range, and about 17.3 KiB for 1 µs to 1 hour.
+ * about {@code 2 + ln(highest / lowest) / ln(gamma)} longs, plus a few small objects: at the
+ * default accuracy of 1% the whole state is about 23.8 KiB for the default range (1,498 longs per
+ * interval) and about 17.6 KiB for 1 µs to 1 hour (1,102 longs). Memory grows as
+ * {@code 1 / relativeAccuracy}: 0.1% over the default range takes about 234 KiB.
  */
 public final class PowerHistogram {
 
@@ -86,6 +88,11 @@ public final class PowerHistogram {
      * phaser exit. No allocation, no loop that waits on another thread (the CAS loops retry
      * only because another writer made progress).
      *
+     * Sum, min and max are CAS loops on the raw bits of a double rather than DoubleAdder or
+     * DoubleAccumulator: those stripe into Cells allocated lazily on first contention (and grow
+     * them), so a record would not be allocation-free, and a striped value cannot be swapped with
+     * the interval's counts in one step anyway.
+     *
      * Readers hold readerLock. snapshotAndReset: clear the inactive interval (quiescent since
      * the previous flip), publish it as active, flip the phaser, and read the old one, now
      * quiescent. snapshot: the same, then add the old interval back into the active one as a
@@ -98,6 +105,8 @@ public final class PowerHistogram {
     static final double DEFAULT_HIGHEST_MILLIS = 1e7;
     /** Upper bound on the number of buckets of one interval (32 MiB per interval). */
     static final int MAX_BUCKETS = 1 << 22;
+    /** Bucket indices stay well inside int range. */
+    private static final double MAX_INDEX = 1 << 30;
 
     private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(long[].class);
 
@@ -206,11 +215,15 @@ public final class PowerHistogram {
          *
          * @return a new, empty histogram
          * @throws IllegalArgumentException if the accuracy and range together need more than
-         *                                  2<sup>22</sup> buckets
+         *                                  2<sup>22</sup> buckets (or bucket indices beyond
+         *                                  &plusmn;2<sup>30</sup>)
          */
         public PowerHistogram build() {
-            double buckets = Math.log(highestMillis / lowestMillis) / Math.log(gammaOf(relativeAccuracy)) + 2;
-            if (!(buckets <= MAX_BUCKETS)) {
+            double multiplier = 1.0 / Math.log(gammaOf(relativeAccuracy));
+            double buckets = Math.log(highestMillis / lowestMillis) * multiplier + 2;
+            double largestIndex = Math.max(Math.abs(Math.log(lowestMillis) * multiplier),
+                    Math.abs(Math.log(highestMillis) * multiplier));
+            if (!(buckets <= MAX_BUCKETS) || !(largestIndex < MAX_INDEX)) {
                 throw new IllegalArgumentException("relativeAccuracy " + relativeAccuracy
                         + " over the trackable range [" + lowestMillis + " ms, " + highestMillis
                         + " ms] needs about " + (long) buckets + " buckets, more than "

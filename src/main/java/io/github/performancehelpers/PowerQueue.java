@@ -21,7 +21,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Thread-safety: every method may be called by any number of threads at once. No element is
  * lost or delivered twice, and elements offered by one thread are delivered in the order that
  * thread offered them. {@code offer}, {@code poll}, {@code peek} and {@code size} are
- * linearizable.
+ * linearizable (checked with Lincheck). {@code offer} and {@code poll} are lock-free except for a
+ * brief spin while another thread finishes writing or taking the slot in question; a consumer
+ * parks only in {@code take} and the timed {@code poll}, and a producer touches a lock only when a
+ * consumer is parked.
  *
  * <p><b>Note:</b> this is not a {@link java.util.Queue}: it has no iterator, and
  * {@link #remove(Object)} is meant for cancellation, not as a fast path (see there).
@@ -438,6 +441,10 @@ public final class PowerQueue<E> {
     /**
      * Returns how many offers have been refused because the queue was full, since construction.
      * {@link #clear()} does not reset it.
+     *
+     * <p>The count is exact once each refusing {@code offer} has returned; it is incremented just
+     * after the refusal is decided, so unlike {@link #size()} it is not linearizable with a
+     * concurrent {@code offer}.
      *
      * @return the number of refused offers
      */

@@ -264,12 +264,12 @@ class PowerFlowControllerTest {
         assertEquals(5.0, flow.observe(1000), 0);
         assertEquals(5.0, flow.limiter().rate(), 0);
         flow.record(1);
-        flow.observe(1000);
+        assertEquals(5.0, flow.observe(1000), 0); // kp × 29 = 1.45: still the floor, no call
         flow.record(1);
         double r = flow.observe(1000);
-        assertTrue(r > 5.0);
-        assertEquals(3, calls.get());
-        assertEquals(3, flow.callbackFailures());
+        assertEquals(30.45, r, 0.05); // 1.45 + ki × 29 000: the loop kept running
+        assertEquals(2, calls.get());
+        assertEquals(2, flow.callbackFailures());
     }
 
     /** reset() discards the queue, the window and the learned rate, and keeps the counters. */

@@ -125,6 +125,36 @@ class PowerHistogramTest {
         assertEquals(99.0, h.quantile(0.99), 99.0 * 0.01);
     }
 
+    /**
+     * The seed's per-window read: after a window of slow (90 ms) latencies, the next window's p99
+     * reflects only its own fast (10 ms) samples, where a cumulative read would still say 90 ms.
+     */
+    @Test
+    void perWindowP99ForgetsThePreviousWindow() {
+        PowerHistogram window = PowerHistogram.builder().build();
+        PowerHistogram cumulative = PowerHistogram.builder().build();
+        for (int i = 0; i < 100; i++) {
+            window.record(90.0);
+            cumulative.record(90.0);
+        }
+        assertEquals(90.0, window.snapshotAndReset().quantile(0.99), 90.0 * 0.01);
+        for (int i = 0; i < 100; i++) {
+            window.record(10.0);
+            cumulative.record(10.0);
+        }
+        assertEquals(10.0, window.snapshotAndReset().quantile(0.99), 10.0 * 0.01);
+        assertEquals(90.0, cumulative.quantile(0.99), 90.0 * 0.01, "the lifetime p99 is still the old traffic");
+    }
+
+    /** A smaller relative accuracy means more buckets (the seed's option description). */
+    @Test
+    void smallerAccuracyMeansMoreBuckets() {
+        int fine = PowerHistogram.builder().relativeAccuracy(0.001).build().slotCount();
+        int medium = PowerHistogram.builder().relativeAccuracy(0.01).build().slotCount();
+        int coarse = PowerHistogram.builder().relativeAccuracy(0.05).build().slotCount();
+        assertTrue(fine > medium && medium > coarse, fine + " > " + medium + " > " + coarse);
+    }
+
     // ------------------------------------------------------------------ empty
 
     /** An empty histogram answers NaN for quantiles, min, max and mean, 0 for count and sum. */
@@ -290,6 +320,15 @@ class PowerHistogramTest {
         PowerHistogram.Builder b = PowerHistogram.builder().relativeAccuracy(1e-7);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b::build);
         assertTrue(e.getMessage().startsWith("relativeAccuracy 1.0E-7"), e.getMessage());
+    }
+
+    /** A very fine accuracy over a very narrow range would overflow the bucket index; it is refused at build(). */
+    @Test
+    void bucketIndexOverflowIsRefusedAtBuild() {
+        PowerHistogram.Builder b = PowerHistogram.builder().relativeAccuracy(1e-13)
+                .trackableRange(Duration.ofHours(1), Duration.ofHours(1).plusNanos(1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b::build);
+        assertTrue(e.getMessage().startsWith("relativeAccuracy 1.0E-13"), e.getMessage());
     }
 
     // ------------------------------------------------------------------ snapshots, reset, merge

@@ -1,0 +1,137 @@
+package io.github.performancehelpers.bench;
+
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.Bucket;
+import io.github.performancehelpers.PowerGCRA;
+import io.github.resilience4j.ratelimiter.RateLimiterConfig;
+import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Threads;
+
+/**
+ * Non-blocking single-permit acquisition, PowerGCRA against Guava, Bucket4j and resilience4j, each
+ * on the system clock, uncontended and with two threads sharing one limiter.
+ *
+ * <p>{@code regime=admit}: 10^9 per second with a burst of 1000, far above what any caller can ask
+ * for, so essentially every call is admitted (the CAS path). {@code regime=refuse}: 1000 per
+ * second, so essentially every call is refused (the read-only path).
+ *
+ * <p>Run: {@code mvn -q test-compile exec:exec@bench -Dbench.args="GcraBenchmark -f 1 -wi 3 -w 1 -i 5 -r 1"}
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+public class GcraBenchmark {
+
+    /** Which side of the limit the calls fall on. */
+    @Param({"admit", "refuse"})
+    public String regime;
+
+    private PowerGCRA gcra;
+    private PowerGCRA gcraCheapClock;
+    private long cheapNanos;
+    private com.google.common.util.concurrent.RateLimiter guava;
+    private Bucket bucket4j;
+    private AtomicRateLimiter resilience4j;
+
+    /** Builds the four limiters at the regime's rate. */
+    @Setup
+    public void setup() {
+        boolean admit = regime.equals("admit");
+        double perSecond = admit ? 1e9 : 1e3;
+        long burst = admit ? 1000 : 1;
+        gcra = PowerGCRA.builder().rate(perSecond).per(Duration.ofSeconds(1)).burst(burst).build();
+        // The same limiter on a clock that costs ~nothing (a plain field, +1 ns per read; single-thread
+        // use only): isolates the limiter's own cost from System.nanoTime().
+        gcraCheapClock = PowerGCRA.builder().rate(perSecond).burst(burst).ticker(() -> cheapNanos += 1).build();
+        guava = com.google.common.util.concurrent.RateLimiter.create(perSecond);
+        bucket4j = Bucket.builder()
+                .addLimit(Bandwidth.builder().capacity(burst + 1)
+                        .refillGreedy((long) perSecond, Duration.ofSeconds(1)).build())
+                .build();
+        resilience4j = new AtomicRateLimiter("bench", RateLimiterConfig.custom()
+                .limitForPeriod(admit ? 1_000_000 : 1)
+                .limitRefreshPeriod(Duration.ofMillis(1))
+                .timeoutDuration(Duration.ZERO)
+                .build());
+    }
+
+    /** @return the clock read alone: the floor under every limiter here, which all read it once per call */
+    @Benchmark
+    @Threads(1)
+    public long nanoTimeBaseline() {
+        return System.nanoTime();
+    }
+
+    /** @return PowerGCRA.tryConsume() */
+    @Benchmark
+    @Threads(1)
+    public boolean gcra1() {
+        return gcra.tryConsume();
+    }
+
+    /** @return PowerGCRA.tryConsume() on the near-free clock (the algorithm's own cost) */
+    @Benchmark
+    @Threads(1)
+    public boolean gcra1CheapClock() {
+        return gcraCheapClock.tryConsume();
+    }
+
+    /** @return Guava RateLimiter.tryAcquire() */
+    @Benchmark
+    @Threads(1)
+    public boolean guava1() {
+        return guava.tryAcquire();
+    }
+
+    /** @return Bucket4j Bucket.tryConsume(1) */
+    @Benchmark
+    @Threads(1)
+    public boolean bucket4j1() {
+        return bucket4j.tryConsume(1);
+    }
+
+    /** @return resilience4j AtomicRateLimiter.acquirePermission() with a zero timeout */
+    @Benchmark
+    @Threads(1)
+    public boolean resilience4j1() {
+        return resilience4j.acquirePermission();
+    }
+
+    /** @return PowerGCRA.tryConsume(), two threads on one limiter */
+    @Benchmark
+    @Threads(2)
+    public boolean gcra2() {
+        return gcra.tryConsume();
+    }
+
+    /** @return Guava, two threads on one limiter */
+    @Benchmark
+    @Threads(2)
+    public boolean guava2() {
+        return guava.tryAcquire();
+    }
+
+    /** @return Bucket4j, two threads on one limiter */
+    @Benchmark
+    @Threads(2)
+    public boolean bucket4j2() {
+        return bucket4j.tryConsume(1);
+    }
+
+    /** @return resilience4j, two threads on one limiter */
+    @Benchmark
+    @Threads(2)
+    public boolean resilience4j2() {
+        return resilience4j.acquirePermission();
+    }
+}
