@@ -243,7 +243,7 @@ public final class Demo {
                 .kp(c.kp()).ki(c.ki())
                 .queueCapacity(c.queueCapacity())
                 .observeInterval(Duration.ofMillis(c.tickMs()))
-                .poolSizer(PoolSizer.littlesLaw(Duration.ofNanos(Math.round(c.targetMs() * 1e6)), 1, 1024))
+                .poolSizer(littlesLawWithoutHeadroom(c.targetMs()))
                 .build();
              ExecutorService fixedPool = Executors.newFixedThreadPool(n, namedThreads("demo-fixed-"))) {
             ThreadPoolExecutor fixed = (ThreadPoolExecutor) fixedPool;
@@ -313,6 +313,17 @@ public final class Demo {
                 xw.e2eP99(), xw.callP99(), xw.completed() / windowSeconds, fixedBacklog);
     }
 
+    /**
+     * Little's law, {@code in flight = rate x latency}, with the target as the latency and none
+     * of the default sizer's 2x headroom. The bound is far above the downstream's slots at any
+     * settled rate, so it never throttles; what it does is cap how many calls can pile up in the
+     * downstream's slot queue in the moment the capacity drops and the rate is still high, which
+     * is what sets the size of the transient.
+     */
+    static PoolSizer littlesLawWithoutHeadroom(double targetMs) {
+        return rate -> (int) Math.min(1024, Math.max(1, Math.ceil(rate * targetMs / 1000)));
+    }
+
     private static ThreadFactory namedThreads(String prefix) {
         AtomicLong count = new AtomicLong();
         return r -> Thread.ofPlatform().name(prefix + count.incrementAndGet()).unstarted(r);
@@ -349,8 +360,10 @@ public final class Demo {
         out.printf(Locale.ROOT, "  load         %s calls/s offered to both (open loop, Poisson arrivals, seed %d)%n",
                 fmt(c.offered()), c.seed());
         out.printf(Locale.ROOT, "  flow         PowerFlowExecutor: targetP99 %s ms, rate starts at %s/s within [%s, %s],"
-                + " kp %s, ki %s, queueCapacity %d, observeInterval %d ms%n", fmt(c.targetMs()), fmt(c.startRate()),
-                fmt(c.minRate()), fmt(c.maxRate()), fmt(c.kp()), fmt(c.ki()), c.queueCapacity(), c.tickMs());
+                + " kp %s, ki %s, queueCapacity %d, observeInterval %d ms,%n"
+                + "               pool = ceil(rate x %s ms) virtual threads (Little's law)%n", fmt(c.targetMs()), fmt(c.startRate()),
+                fmt(c.minRate()), fmt(c.maxRate()), fmt(c.kp()), fmt(c.ki()), c.queueCapacity(), c.tickMs(),
+                fmt(c.targetMs()));
         out.printf(Locale.ROOT, "  fixed        newFixedThreadPool(%d): one thread per downstream slot, unbounded queue%n",
                 c.slots());
         out.println();
