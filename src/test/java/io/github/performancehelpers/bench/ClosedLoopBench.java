@@ -45,8 +45,9 @@ import org.HdrHistogram.Histogram;
  * at its target. The end-to-end latency (submit to completion, including queueing in the
  * executor) is reported too.
  *
- * <p>Per contender: p99 over the last half of each phase; the time after the step until every
- * remaining one-second window's p99 is within 10% of the target (at most 1.1 × target); goodput
+ * <p>Per contender: p99 over the last half of each phase; the time after the step from which at
+ * least 90% of the remaining one-second windows have p99 within 10% of the target (at most
+ * 1.1 × target); goodput
  * (tasks per second completed with latency ≤ target) in phase 2; tasks shed (refused at submit).
  *
  * <p>Run: {@code mvn -q test-compile exec:exec@tool
@@ -202,8 +203,8 @@ public final class ClosedLoopBench {
      * @param name          the contender
      * @param p99Before     latency p99 over the last half of phase 1, ms
      * @param p99After      latency p99 over the last half of phase 2 ("after settling"), ms
-     * @param settleSeconds seconds after the step until every later window is within 1.1 × target;
-     *                      NaN if the last window is not
+     * @param settleSeconds seconds after the step until at least 90% of the later one-second
+     *                      windows have p99 within 1.1 × target; NaN if never
      * @param goodput       phase-2 tasks per second completed within the target
      * @param completed     phase-2 tasks per second completed
      * @param shedPerSecond phase-2 tasks per second refused at submit
@@ -375,12 +376,19 @@ public final class ClosedLoopBench {
             perWindow[i] = p99(r.latency, i, i + 1);
         }
         double limit = 1.1 * c.targetMs();
+        // Settled from the first window after the step from which at least 90% of the remaining
+        // windows (and the last) have p99 <= 1.1 x target: one noisy second on a loaded machine
+        // does not unsettle a loop, a persistent excess does.
         int settledFrom = -1;
-        for (int i = windows - 1; i >= phaseWindows; i--) {
-            if (perWindow[i] <= limit) { // NaN (no completion) is not settled
+        for (int i = phaseWindows; i < windows && settledFrom < 0; i++) {
+            int ok = 0;
+            for (int j = i; j < windows; j++) {
+                if (perWindow[j] <= limit) { // NaN (no completion) is not settled
+                    ok++;
+                }
+            }
+            if (ok >= 0.9 * (windows - i)) {
                 settledFrom = i;
-            } else {
-                break;
             }
         }
         double settle = settledFrom < 0 ? Double.NaN : (settledFrom - phaseWindows) * windowNanos / 1e9;
