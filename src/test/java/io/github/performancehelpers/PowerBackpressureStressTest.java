@@ -144,6 +144,17 @@ class PowerBackpressureStressTest {
     /** With refill ticks and release(count) racing the producers, held + available == minted - retired at every checkpoint. */
     @Test
     void mintedPermitsAreAccountedWithRefillRacing() throws Exception {
+        // The refiller is one more thread on two loaded cores: a round in which it never got a
+        // tick in under pressure proves nothing about refills, so rounds repeat until one did.
+        boolean refilled = false;
+        for (int round = 0; round < 3 && !refilled; round++) {
+            refilled = refillRaceRound();
+        }
+        assertTrue(refilled, "the refill never ran in 3 rounds");
+    }
+
+    /** One round of the refill race; returns whether a refill minted permits during it. */
+    private boolean refillRaceRound() throws Exception {
         BackpressureManualScheduler scheduler = new BackpressureManualScheduler();
         PowerBackpressure bp = PowerBackpressure.builder().capacity(4).lowWaterMark(2).refillAmount(2)
                 .queueCapacity(THREADS).adaptive(true).scheduler(scheduler).build();
@@ -175,6 +186,6 @@ class PowerBackpressureStressTest {
         assertEquals(0, s.pending(), s::toString);
         assertEquals(s.minted() - s.retired(), s.available(), s::toString);
         assertEquals(outcome.obtained(), s.acquired());
-        assertTrue(s.minted() > 4, "the refill actually ran: " + s);
+        return s.minted() > 4;
     }
 }
