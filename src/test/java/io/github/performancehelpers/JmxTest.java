@@ -4,6 +4,7 @@ import static io.github.performancehelpers.ObservabilityTest.fillAndDrop;
 import static io.github.performancehelpers.ObservabilityTest.unique;
 import static io.github.performancehelpers.PowerFlowExecutorLoopTest.loop;
 import static io.github.performancehelpers.PowerFlowExecutorLoopTest.runTaking;
+import static io.github.performancehelpers.PowerFlowExecutorTest.await;
 import static io.github.performancehelpers.PowerFlowExecutorTest.terminate;
 import static org.junit.jupiter.api.Assertions.*;
 
@@ -46,6 +47,7 @@ class JmxTest {
         assertEquals(Boolean.FALSE, SERVER.getAttribute(on, "Saturated"));
 
         runTaking(e, t, 500);
+        await(() -> e.stats().completed() == 1); // counted just after the run time is recorded
         t.advanceMillis(500);
         s.runPeriodic();
         assertEquals(1L, SERVER.getAttribute(on, "Completed"));

@@ -64,6 +64,7 @@ class ObservabilityTest {
         assertEquals(10.0, get(c, "power.flow.pool.size", name)); // littlesLaw(50 ms): ceil(2 x 100 x 0.05)
         assertTrue(Double.isNaN(get(c, "power.flow.p99", name)));
         runTaking(e, t, 500);
+        await(() -> e.stats().completed() == 1); // counted just after the run time is recorded
         assertEquals(1L, c.value("power.flow.completed", executorTags(name)));
         assertEquals(1L, c.value("power.flow.submitted", executorTags(name)));
         t.advanceMillis(500);
