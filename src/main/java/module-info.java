@@ -8,4 +8,14 @@
  */
 module io.github.performancehelpers {
     exports io.github.performancehelpers;
+
+    // Plain requires, not "requires static": the JFR events are committed by every observation
+    // and the MXBeans are registered by a builder option, so both modules are needed at run time
+    // whenever those paths run. With "requires static" a modular application would not resolve
+    // them unless it added --add-modules itself, and jmx(true) or the first observation would
+    // fail with NoClassDefFoundError. Both ship in every standard JDK runtime (java.management
+    // is Java SE; jdk.jfr is in every OpenJDK build), and jlink adds them to an image from this
+    // line. Resolving them starts nothing: no MBean server and no recording until used.
+    requires java.management;
+    requires jdk.jfr;
 }

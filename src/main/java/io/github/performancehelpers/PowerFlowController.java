@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalDouble;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -60,6 +61,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link Stats#observations()}: a loop that has stopped being fed has a stale rate, which fails
  * silently in the direction that looks like working code.
  *
+ * <h2>Observability</h2>
+ * {@link Builder#observability(boolean)} publishes the numbers above in a {@link MetricsCollector}
+ * (pulled: nothing is added to submit, admit or record), {@link Builder#jmx(boolean)} as a
+ * {@link PowerFlowControllerMXBean}; {@link #close()} unregisters both. Each observation commits
+ * the JFR events {@code io.github.performancehelpers.Observation}, {@code RateChange} (when the
+ * rate moves) and {@code Drops} (when the interval had drops), subject to the JFR settings.
+ *
  * <p><b>Thread-safety:</b> all methods are thread-safe. Producers may {@link #submit} while
  * consumers {@link #admit} and {@link #record} and a tick {@link #observe}s, concurrently; no item,
  * sample or count is lost. Observations are serialised by an internal lock; submit and record never
@@ -82,6 +90,14 @@ public final class PowerFlowController<T> implements AutoCloseable {
      */
 
     private static final System.Logger LOG = System.getLogger(PowerFlowController.class.getName());
+
+    private static final AtomicInteger CONTROLLER_NUMBER = new AtomicInteger();
+
+    private final String name;
+    /** What observability(...)/jmx(...) registered; null when nothing was asked. */
+    private final Publication publication;
+    /** queue.dropped() at the last Drops check, for the per-observation Drops JFR event. */
+    private final AtomicLong dropsReported = new AtomicLong();
 
     private final double initialRate;
     private final double minRate;
@@ -133,6 +149,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
                 .setpoint(b.targetP99).min(b.minRate).max(b.maxRate).dt(b.dt)
                 .build();
         this.rate = b.rate;
+        this.name = b.name != null ? b.name : "power-flow-controller-" + CONTROLLER_NUMBER.incrementAndGet();
+        this.publication = b.collector != null || b.jmx ? ControllerObservability.publish(this, b.collector, b.jmx) : null;
     }
 
     /**
@@ -260,6 +278,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
         double next;
         loopLock.lock();
         try {
+            flushDropEvent();
             PowerHistogram.Snapshot window = latency.snapshotAndReset();
             if (window.count() == 0) {
                 return rate;
@@ -269,11 +288,13 @@ public final class PowerFlowController<T> implements AutoCloseable {
             next = servo.step(measured, dt);
             observations.incrementAndGet();
             previous = rate;
+            FlowEvents.observation(name, measured, targetP99 - measured, next, previous, servo.saturated(), dt);
             if (next == previous) {
                 return next;
             }
             limiter.setRate(next);
             rate = next;
+            FlowEvents.rateChange(name, next, previous);
             notifyRateChange(next, previous);
         } finally {
             loopLock.unlock();
@@ -333,11 +354,35 @@ public final class PowerFlowController<T> implements AutoCloseable {
 
     /**
      * A state reset, as {@link #reset()}: the controller owns no timer or thread, so there is
-     * nothing to tear down, and it remains usable afterwards.
+     * nothing to tear down, and it remains usable afterwards. It also unregisters what
+     * {@link Builder#observability(boolean)} and {@link Builder#jmx(boolean)} registered (once;
+     * the controller is not published again).
      */
     @Override
     public void close() {
         reset();
+        if (publication != null) {
+            publication.close();
+        }
+    }
+
+    /** Commits a Drops JFR event if there were drops since the last check (called per observation). */
+    void flushDropEvent() {
+        long total = queue.dropped();
+        long prev = dropsReported.get();
+        if (total > prev && dropsReported.compareAndSet(prev, total)) {
+            FlowEvents.drops(name, total - prev, total);
+        }
+    }
+
+    /**
+     * Returns the name used for this controller's metrics tags, its JMX ObjectName and its JFR
+     * events.
+     *
+     * @return the name
+     */
+    public String name() {
+        return name;
     }
 
     // ---------------------------------------------------------------- read-outs
@@ -597,8 +642,71 @@ public final class PowerFlowController<T> implements AutoCloseable {
         private RateChangeListener onRateChange;
         private Ticker ticker = Ticker.system();
         private RateLimiter globalLimiter;
+        private String name;
+        private MetricsCollector collector;
+        private boolean jmx;
 
         private Builder() {
+        }
+
+        /**
+         * Sets the name used for the metrics tags, the JMX ObjectName and the JFR events. Default
+         * {@code power-flow-controller-N}.
+         *
+         * @param name a non-blank name
+         * @return this builder
+         * @throws NullPointerException     if {@code name} is null
+         * @throws IllegalArgumentException if {@code name} is blank
+         */
+        public Builder<T> name(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("name must not be blank: \"" + name + "\"");
+            }
+            this.name = name;
+            return this;
+        }
+
+        /**
+         * Publishes the controller's numbers in the shared collector
+         * ({@link MetricsCollector#shared()}) when {@code true}; {@code false} (the default)
+         * publishes nothing. {@link PowerFlowController#close()} unregisters them.
+         *
+         * @param observability whether to publish in the shared collector
+         * @return this builder
+         */
+        public Builder<T> observability(boolean observability) {
+            this.collector = observability ? MetricsCollector.shared() : null;
+            return this;
+        }
+
+        /**
+         * Publishes the controller's numbers in the caller's collector: gauges
+         * {@code power.flow.rate}, {@code .p99}, {@code .depth}, {@code .saturated}; counters
+         * {@code power.flow.submitted}, {@code .admitted}, {@code .dropped}, {@code .recorded},
+         * {@code .observations}; tags {@code name} and {@code type=controller}.
+         *
+         * @param collector the collector
+         * @return this builder
+         * @throws NullPointerException if {@code collector} is null
+         */
+        public Builder<T> observability(MetricsCollector collector) {
+            this.collector = Objects.requireNonNull(collector, "collector");
+            return this;
+        }
+
+        /**
+         * Registers a {@link PowerFlowControllerMXBean} in the platform MBean server as
+         * {@code io.github.performancehelpers:type=PowerFlowController,name=<name>} when
+         * {@code true}. Default {@code false}. A name already registered makes {@link #build()}
+         * throw; it is never overwritten.
+         *
+         * @param jmx whether to register the MXBean
+         * @return this builder
+         */
+        public Builder<T> jmx(boolean jmx) {
+            this.jmx = jmx;
+            return this;
         }
 
         /**
@@ -843,6 +951,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * @throws IllegalStateException    if {@code rate} or {@code minRate} was not set
          * @throws IllegalArgumentException if the options contradict each other:
          *     {@code minRate < maxRate} and {@code minRate <= rate <= maxRate} are required
+         * @throws IllegalStateException    if observability or JMX was asked and the name is
+         *     already registered there by another live instance (nothing stays registered)
          */
         public PowerFlowController<T> build() {
             if (Double.isNaN(rate)) {

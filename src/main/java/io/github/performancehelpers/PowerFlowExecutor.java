@@ -94,6 +94,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * (a {@code Future} cancelled by its owner), or returned by {@link #shutdownNow()}; every task
  * refused counts in {@code rejected}.
  *
+ * <h2>Observability</h2>
+ * {@link Builder#observability(boolean)} publishes the numbers in a {@link MetricsCollector}
+ * (pulled: nothing is added per task), {@link Builder#jmx(boolean)} as a
+ * {@link PowerFlowExecutorMXBean}; both are unregistered when the executor terminates. The loop
+ * commits JFR events ({@code io.github.performancehelpers.Observation}, {@code RateChange},
+ * {@code Drops}, {@code StaleLoop}) subject to the JFR settings. When the tick has not run for
+ * longer than {@link Builder#staleAfter(Duration)} the loop is reported stale.
+ *
  * <p><b>Thread-safety:</b> all methods are thread-safe.
  *
  * <p><b>Note</b> (departures from the {@link ExecutorService} contract and from
@@ -227,6 +235,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private final AtomicLong failed = new AtomicLong();
     private final AtomicLong cancelled = new AtomicLong();
     private final AtomicLong internalFailures = new AtomicLong();
+    /** Metrics, MXBean and the staleness check; see ExecutorObservability. */
+    private final ExecutorObservability observability;
 
     private PowerFlowExecutor(Builder b, PowerFlowController.Builder<Runnable> flow) {
         this.name = b.name != null ? b.name : nextName();
@@ -265,9 +275,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 user.onRateChange(rate, previous); // the controller reports and counts a throw
             }
         });
-        this.controller = flow.build();
+        this.controller = flow.name(name).build();
 
         this.dispatcher = Thread.ofVirtual().name(name + "-dispatcher").unstarted(this::dispatchLoop);
+        long staleAfter = b.staleAfter != null ? b.staleAfter.toNanos() : 3 * b.observeInterval.toNanos();
+        this.observability = new ExecutorObservability(this, ticker, staleAfter, fixedRate, b.collector, b.jmx);
+        observability.publish(); // before any thread starts: a duplicate name fails the build cleanly
 
         if (b.scheduler != null) {
             this.scheduler = b.scheduler;
@@ -291,6 +304,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             if (ownsScheduler) {
                 scheduler.shutdownNow();
             }
+            observability.close();
             throw e;
         }
         this.tickFuture = f;
@@ -331,6 +345,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             throw shutDownRejection();
         }
         Job job = new Job(command, ticker.read());
+        observability.onSubmit(job.enqueuedAt);
         if (!controller.submit(job)) {
             rejected.incrementAndGet();
             rejectFull(command);
@@ -572,6 +587,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             scheduler.shutdownNow();
             awaitUninterruptibly(scheduler);
         }
+        observability.close();
         mainLock.lock();
         try {
             state = TERMINATED;
@@ -602,6 +618,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             if (tickStopped) {
                 return;
             }
+            observability.onTick();
             if (fixedRate) {
                 controller.latency().snapshotAndReset();
                 queueWait.snapshotAndReset();
@@ -884,6 +901,16 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     }
 
     /**
+     * Returns whether the observation tick has not run for longer than
+     * {@link Builder#staleAfter(Duration)}: the rate in force is stale. Runs the staleness check.
+     *
+     * @return {@code true} while the loop is stalled
+     */
+    public boolean isStale() {
+        return observability.isStale();
+    }
+
+    /**
      * Returns the name used for this executor's threads ({@code name-dispatcher},
      * {@code name-tick}, {@code name-worker-N}).
      *
@@ -1073,8 +1100,75 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         private boolean fixedRate;
         private ScheduledExecutorService scheduler;
         private String name;
+        private MetricsCollector collector;
+        private boolean jmx;
+        private Duration staleAfter;
 
         private Builder() {
+        }
+
+        /**
+         * Publishes the executor's numbers in the shared collector
+         * ({@link MetricsCollector#shared()}) when {@code true}; {@code false} (the default)
+         * publishes nothing. They are unregistered when the executor terminates.
+         *
+         * @param observability whether to publish in the shared collector
+         * @return this builder
+         */
+        public Builder observability(boolean observability) {
+            this.collector = observability ? MetricsCollector.shared() : null;
+            return this;
+        }
+
+        /**
+         * Publishes the executor's numbers in the caller's collector, tagged {@code name} and
+         * {@code type=executor}: gauges {@code power.flow.rate}, {@code .p99} (last observed),
+         * {@code .depth}, {@code .pool.size}, {@code .running}, {@code .saturated} and
+         * {@code .stale} (0 or 1); counters {@code power.flow.submitted}, {@code .admitted},
+         * {@code .dropped}, {@code .rejected}, {@code .observations}, {@code .completed},
+         * {@code .failed}, {@code .cancelled}, {@code .stale.episodes}.
+         *
+         * @param collector the collector
+         * @return this builder
+         * @throws NullPointerException if {@code collector} is null
+         */
+        public Builder observability(MetricsCollector collector) {
+            this.collector = Objects.requireNonNull(collector, "collector");
+            return this;
+        }
+
+        /**
+         * Registers a {@link PowerFlowExecutorMXBean} in the platform MBean server as
+         * {@code io.github.performancehelpers:type=PowerFlowExecutor,name=<name>} when
+         * {@code true}, until the executor terminates. Default {@code false}. A name already
+         * registered makes {@link #build()} throw; it is never overwritten.
+         *
+         * @param jmx whether to register the MXBean
+         * @return this builder
+         */
+        public Builder jmx(boolean jmx) {
+            this.jmx = jmx;
+            return this;
+        }
+
+        /**
+         * Sets how long the observation tick may go without running before the loop is reported
+         * stale ({@link PowerFlowExecutor#isStale()}, the {@code power.flow.stale} gauge, a
+         * {@code StaleLoop} JFR event). Default three times the observe interval; it must be
+         * longer than the observe interval.
+         *
+         * @param staleAfter a positive duration
+         * @return this builder
+         * @throws NullPointerException     if {@code staleAfter} is null
+         * @throws IllegalArgumentException if {@code staleAfter} is not positive
+         */
+        public Builder staleAfter(Duration staleAfter) {
+            Objects.requireNonNull(staleAfter, "staleAfter");
+            if (staleAfter.isNegative() || staleAfter.isZero()) {
+                throw new IllegalArgumentException("staleAfter must be positive: " + staleAfter);
+            }
+            this.staleAfter = staleAfter;
+            return this;
         }
 
         /**
@@ -1420,9 +1514,18 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          * @throws IllegalStateException    if {@code rate} (or, unless fixed-rate, {@code minRate})
          *                                  was not set
          * @throws IllegalArgumentException if the options contradict each other, as for
-         *                                  {@link PowerFlowController.Builder#build()}
+         *                                  {@link PowerFlowController.Builder#build()}, or
+         *                                  {@code staleAfter} is not longer than
+         *                                  {@code observeInterval}
+         * @throws IllegalStateException    if observability or JMX was asked and the name is
+         *                                  already registered there by another live executor
+         *                                  (nothing is started and nothing stays registered)
          */
         public PowerFlowExecutor build() {
+            if (staleAfter != null && staleAfter.compareTo(observeInterval) <= 0) {
+                throw new IllegalArgumentException("staleAfter must be > observeInterval: staleAfter="
+                        + staleAfter + ", observeInterval=" + observeInterval);
+            }
             if (fixedRate && !minRateSet && !Double.isNaN(rate)) {
                 flow.minRate(rate / 2); // never used: the loop does not run
             }

@@ -1,0 +1,125 @@
+package io.github.performancehelpers;
+
+/**
+ * The JMX view of a {@link PowerFlowController}, registered as
+ * {@code io.github.performancehelpers:type=PowerFlowController,name=<name>} when the controller is
+ * built with {@link PowerFlowController.Builder#jmx(boolean) jmx(true)}, and unregistered by
+ * {@link PowerFlowController#close()}. Every attribute is an open type, so {@code jconsole} and any
+ * JMX client show it without the library on their class path. Attributes are read live.
+ *
+ * <p><b>Thread-safety:</b> every getter is thread-safe and non-blocking.
+ */
+public interface PowerFlowControllerMXBean {
+
+    /**
+     * The instance's name (the {@code name} key of its ObjectName).
+     *
+     * @return the name
+     */
+    String getName();
+
+    /**
+     * The rate in force.
+     *
+     * @return operations per second
+     */
+    double getRate();
+
+    /**
+     * The floor of the adaptive rate.
+     *
+     * @return operations per second
+     */
+    double getMinRate();
+
+    /**
+     * The ceiling of the adaptive rate.
+     *
+     * @return operations per second; {@code Infinity} when unbounded
+     */
+    double getMaxRate();
+
+    /**
+     * The latency setpoint.
+     *
+     * @return milliseconds
+     */
+    double getTargetP99();
+
+    /**
+     * The driving quantile (the p99 by default) that the last observation fed the servo: the last completed window.
+     *
+     * @return milliseconds; {@code NaN} before the first observation
+     */
+    double getP99();
+
+    /**
+     * The driving quantile of the current, partial window (the samples since the last observation).
+     *
+     * @return milliseconds; {@code NaN} when the window is empty
+     */
+    double getWindowP99();
+
+    /**
+     * The number of queued items.
+     *
+     * @return the queue depth
+     */
+    int getDepth();
+
+    /**
+     * The bound on the queue.
+     *
+     * @return the queue capacity
+     */
+    int getQueueCapacity();
+
+    /**
+     * Whether the servo's output is pinned at {@code minRate} or {@code maxRate}.
+     *
+     * @return {@code true} when saturated
+     */
+    boolean isSaturated();
+
+    /**
+     * Items accepted into the queue, since construction.
+     *
+     * @return the count
+     */
+    long getSubmitted();
+
+    /**
+     * Items admitted by the rate limiter, since construction.
+     *
+     * @return the count
+     */
+    long getAdmitted();
+
+    /**
+     * Offers refused because the queue was full, since construction. The number to alert on.
+     *
+     * @return the count
+     */
+    long getDropped();
+
+    /**
+     * Observations that stepped the servo, since construction. The second number to alert on: it stops growing when the loop is no longer fed.
+     *
+     * @return the count
+     */
+    long getObservations();
+
+    /**
+     * Latency samples recorded, since construction.
+     *
+     * @return the count
+     */
+    long getRecorded();
+
+    /**
+     * How many {@code onRateChange} calls threw, since construction.
+     *
+     * @return the count
+     */
+    long getCallbackFailures();
+}

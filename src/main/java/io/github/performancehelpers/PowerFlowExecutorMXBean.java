@@ -1,0 +1,189 @@
+package io.github.performancehelpers;
+
+/**
+ * The JMX view of a {@link PowerFlowExecutor}, registered as
+ * {@code io.github.performancehelpers:type=PowerFlowExecutor,name=<name>} when the executor is
+ * built with {@link PowerFlowExecutor.Builder#jmx(boolean) jmx(true)}, and unregistered when it
+ * terminates. Every attribute is an open type, so {@code jconsole} and any JMX client show it
+ * without the library on their class path. Attributes are read live; reading them also runs the
+ * staleness check ({@link #isStale()}).
+ *
+ * <p><b>Thread-safety:</b> every getter is thread-safe and non-blocking.
+ */
+public interface PowerFlowExecutorMXBean {
+
+    /**
+     * The instance's name (the {@code name} key of its ObjectName).
+     *
+     * @return the name
+     */
+    String getName();
+
+    /**
+     * The rate in force.
+     *
+     * @return operations per second
+     */
+    double getRate();
+
+    /**
+     * The floor of the adaptive rate.
+     *
+     * @return operations per second
+     */
+    double getMinRate();
+
+    /**
+     * The ceiling of the adaptive rate.
+     *
+     * @return operations per second; {@code Infinity} when unbounded
+     */
+    double getMaxRate();
+
+    /**
+     * The latency setpoint.
+     *
+     * @return milliseconds
+     */
+    double getTargetP99();
+
+    /**
+     * The driving quantile (the p99 by default) that the last observation fed the servo: the last completed window.
+     *
+     * @return milliseconds; {@code NaN} before the first observation
+     */
+    double getP99();
+
+    /**
+     * The driving quantile of the current, partial window (the samples since the last observation).
+     *
+     * @return milliseconds; {@code NaN} when the window is empty
+     */
+    double getWindowP99();
+
+    /**
+     * The number of queued items.
+     *
+     * @return the queue depth
+     */
+    int getDepth();
+
+    /**
+     * The bound on the queue.
+     *
+     * @return the queue capacity
+     */
+    int getQueueCapacity();
+
+    /**
+     * Whether the servo's output is pinned at {@code minRate} or {@code maxRate}.
+     *
+     * @return {@code true} when saturated
+     */
+    boolean isSaturated();
+
+    /**
+     * Items accepted into the queue, since construction.
+     *
+     * @return the count
+     */
+    long getSubmitted();
+
+    /**
+     * Items admitted by the rate limiter, since construction.
+     *
+     * @return the count
+     */
+    long getAdmitted();
+
+    /**
+     * Offers refused because the queue was full, since construction. The number to alert on.
+     *
+     * @return the count
+     */
+    long getDropped();
+
+    /**
+     * Observations that stepped the servo, since construction. The second number to alert on: it stops growing when the loop is no longer fed.
+     *
+     * @return the count
+     */
+    long getObservations();
+
+    /**
+     * The lifecycle state.
+     *
+     * @return {@code RUNNING}, {@code SHUTTING_DOWN} or {@code TERMINATED}
+     */
+    String getState();
+
+    /**
+     * The p99 of the time tasks waited before they started, in the current window.
+     *
+     * @return milliseconds; {@code NaN} when the window is empty
+     */
+    double getQueueWaitP99();
+
+    /**
+     * The delegate's size in force (the concurrency bound), or -1 for a delegate that is not sized.
+     *
+     * @return the pool size, or -1
+     */
+    int getPoolSize();
+
+    /**
+     * Tasks running on the delegate now.
+     *
+     * @return the count
+     */
+    int getRunning();
+
+    /**
+     * Whether the observation tick has not run for longer than {@code staleAfter}: the rate in force is stale.
+     *
+     * @return {@code true} while the loop is stalled
+     */
+    boolean isStale();
+
+    /**
+     * How many times the loop was found stale, since construction.
+     *
+     * @return the count
+     */
+    long getStaleEpisodes();
+
+    /**
+     * Tasks refused at {@code execute}/{@code submit} (queue full or shut down), since construction.
+     *
+     * @return the count
+     */
+    long getRejected();
+
+    /**
+     * Tasks that ran and returned normally, since construction.
+     *
+     * @return the count
+     */
+    long getCompleted();
+
+    /**
+     * Tasks that ran and threw, since construction.
+     *
+     * @return the count
+     */
+    long getFailed();
+
+    /**
+     * Tasks whose {@code Future} was cancelled, since construction.
+     *
+     * @return the count
+     */
+    long getCancelled();
+
+    /**
+     * Internal and listener failures reported and survived, since construction.
+     *
+     * @return the count
+     */
+    long getCallbackFailures();
+}
