@@ -244,6 +244,9 @@ public final class Demo {
                 .queueCapacity(c.queueCapacity())
                 .observeInterval(Duration.ofMillis(c.tickMs()))
                 .poolSizer(littlesLawWithoutHeadroom(c.targetMs()))
+                // Watch it live: jconsole (MBean io.github.performancehelpers:type=PowerFlowExecutor,
+                // name=demo-flow) or jcmd <pid> JFR.start; see docs/observability.md.
+                .jmx(true).observability(true)
                 .build();
              ExecutorService fixedPool = Executors.newFixedThreadPool(n, namedThreads("demo-fixed-"))) {
             ThreadPoolExecutor fixed = (ThreadPoolExecutor) fixedPool;
