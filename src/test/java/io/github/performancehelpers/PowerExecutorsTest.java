@@ -55,7 +55,7 @@ class PowerExecutorsTest {
             assertTrue(worker.startsWith(executor.name() + "-worker-"), worker);
         }
         assertTrue(e.isTerminated());
-        assertEquals(0, PowerFlowExecutorTest.liveThreadsNamed(e.name() + "-"));
+        assertEquals(0, PowerFlowExecutorTest.awaitNoLiveThreadsNamed(e.name() + "-"));
     }
 
     /** newVirtualFlowExecutor(W) runs each task on a virtual thread, under the default 10,000 ceiling. */
