@@ -1,0 +1,71 @@
+package io.github.performancehelpers.snippets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.performancehelpers.PowerGCRA;
+import io.github.performancehelpers.Take;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The code samples of the Javadoc (overview and package documentation), included there with
+ * {@code {@snippet class=io.github.performancehelpers.snippets.DocSnippetsTest region=...}}: each
+ * region compiles here and runs as a test, so the documentation cannot show code that does not
+ * work. This package uses only the public API, as a user's code would. Edit a region and its
+ * assertions together.
+ */
+class DocSnippetsTest {
+
+    /** A request of the examples. */
+    record Request(int id) {
+    }
+
+    private final List<Request> handled = new ArrayList<>();
+    private final List<Duration> retryAfters = new ArrayList<>();
+
+    private void handle(Request request) {
+        handled.add(request);
+    }
+
+    private void reject(Request request, Duration retryAfter) {
+        retryAfters.add(retryAfter);
+    }
+
+    /**
+     * Region "gcra": a fresh limiter of 100/s with burst 20 admits 21 requests at once (more only
+     * as real time passes, at most one per 10 ms) and refuses the rest with a wait of at most one
+     * emission interval.
+     */
+    @Test
+    void gcraAdmitsTheBurstAndRefusesTheRestWithARetryAfter() {
+        List<Request> requests = IntStream.range(0, 30).mapToObj(Request::new).toList();
+        long start = System.nanoTime();
+        // @start region="gcra"
+        PowerGCRA limiter = PowerGCRA.builder()
+                .rate(100).per(Duration.ofSeconds(1)) // 100 requests per second, sustained,
+                .burst(20)                            // and up to 20 more at once
+                .build();
+        for (Request request : requests) {
+            Take take = limiter.take();
+            if (take.ok()) {
+                handle(request);
+            } else {
+                reject(request, take.retryAfter()); // e.g. HTTP 429 with a Retry-After header
+            }
+        }
+        // @end
+        long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(30, handled.size() + retryAfters.size());
+        assertTrue(handled.size() >= 21 && handled.size() <= 21 + elapsedMs / 10 + 1,
+                "admitted " + handled.size() + " in " + elapsedMs + " ms");
+        assertEquals(requests.subList(0, 21), handled.subList(0, 21), "the first burst + 1 requests are all admitted");
+        for (Duration wait : retryAfters) {
+            assertTrue(wait.compareTo(Duration.ZERO) > 0 && wait.compareTo(Duration.ofMillis(10)) <= 0,
+                    "retryAfter " + wait + " outside (0, 10 ms]");
+        }
+    }
+}
