@@ -663,6 +663,7 @@ public final class RedisGCRA implements RateLimiter {
         private Ticker ticker = Ticker.system();
         private FailureMode failureMode = FailureMode.FAIL_CLOSED;
         private RateLimiter fallback;
+        private double fallbackShare = Double.NaN;
 
         private Builder() {
         }
@@ -833,6 +834,7 @@ public final class RedisGCRA implements RateLimiter {
         public Builder failClosed() {
             this.failureMode = FailureMode.FAIL_CLOSED;
             this.fallback = null;
+            this.fallbackShare = Double.NaN;
             return this;
         }
 
@@ -848,6 +850,29 @@ public final class RedisGCRA implements RateLimiter {
          */
         public Builder failOpen(RateLimiter fallback) {
             this.fallback = Objects.requireNonNull(fallback, "fallback");
+            this.fallbackShare = Double.NaN;
+            this.failureMode = FailureMode.FAIL_OPEN;
+            return this;
+        }
+
+        /**
+         * Fails open onto a local {@link PowerGCRA} at {@code share} of the global rate, with
+         * the same {@code per}, the same {@code burst} scaled by {@code share} (floored), and this
+         * builder's ticker. With {@code k} instances sharing the key, {@code 1.0 / k} keeps the
+         * fleet at the shared limit while Redis is away. The local limiter is built in
+         * {@link #build()}, from the values set by then.
+         *
+         * @param share the fraction of {@code rate} this instance may admit without Redis, in
+         *              {@code (0, 1]}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code share} is outside {@code (0, 1]}
+         */
+        public Builder failOpen(double share) {
+            if (!(share > 0 && share <= 1)) {
+                throw new IllegalArgumentException("share must be in (0, 1]: " + share);
+            }
+            this.fallback = null;
+            this.fallbackShare = share;
             this.failureMode = FailureMode.FAIL_OPEN;
             return this;
         }
@@ -869,6 +894,10 @@ public final class RedisGCRA implements RateLimiter {
             }
             if (!rateSet) {
                 throw new IllegalStateException("rate is required: call rate(double)");
+            }
+            if (!Double.isNaN(fallbackShare)) {
+                fallback = PowerGCRA.builder().rate(rate * fallbackShare).per(per)
+                        .burst(Math.floor(burst * fallbackShare)).ticker(ticker).build();
             }
             return new RedisGCRA(this);
         }

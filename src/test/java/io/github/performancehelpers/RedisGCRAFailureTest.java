@@ -173,6 +173,30 @@ class RedisGCRAFailureTest {
         assertEquals(2 * 40_000_000L, limiter.retryAfterNanos(2));
     }
 
+    /** failOpen(share): while Redis is down, a local GCRA at that share of the global rate decides (25/s × 0.2 = 5/s, burst 2 × 0.2 floors to 0). */
+    @Test
+    void failOpenAtAShareUsesALocalGcraAtThatRate() {
+        RedisGCRA limiter = builder().failOpen(0.2).build();
+        redis.failure.set(new IllegalStateException("down"));
+        assertTrue(limiter.tryConsume());
+        assertFalse(limiter.tryConsume(), "5/s with burst 0: one at a time");
+        ticker.advanceMillis(199);
+        assertFalse(limiter.tryConsume());
+        ticker.advanceMillis(1);
+        assertTrue(limiter.tryConsume(), "the next one is due 200 ms later");
+        assertEquals(RedisGCRA.FailureMode.FAIL_OPEN, limiter.stats().failureMode());
+    }
+
+    /** failOpen(share) refuses a share outside (0, 1], naming it. */
+    @Test
+    void failOpenShareIsValidated() {
+        for (double bad : new double[] {0, -0.5, 1.5, Double.NaN}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> RedisGCRA.builder().failOpen(bad));
+            assertEquals("share must be in (0, 1]: " + bad, e.getMessage());
+        }
+    }
+
     /** Degraded, the limiter does not call Redis until the probe interval has passed. */
     @Test
     void degradedLimiterCallsRedisOnlyOncePerProbeInterval() {

@@ -26,7 +26,12 @@ import org.openjdk.jmh.annotations.State;
  *   <li>{@code p1} / {@code p2}: 1 or 2 producer threads offering and 1 consumer thread polling,
  *       concurrently. The figure to compare is the consumer's {@code polled} counter: elements
  *       actually transferred per microsecond. {@code offerFull} and {@code pollEmpty} count the
- *       attempts that found the queue full or empty (each thread retries at once).</li>
+ *       attempts that found the queue full or empty; such an attempt yields the CPU before the
+ *       next one. (Without the yield, on a 2-core machine with other load the producer and the
+ *       consumer rarely run at the same moment: one fills the queue and spins on "full" for its
+ *       whole time slice, the other drains it and spins on "empty", and the benchmark measures
+ *       the OS scheduler rather than the queue. JMH's primary score for a group adds the failed
+ *       attempts in, so read {@code polled}, not the group score.)</li>
  *   <li>{@code offerPoll}: one thread, offer then poll: the uncontended cost of a pair.</li>
  * </ul>
  *
@@ -143,6 +148,7 @@ public class QueueBenchmark {
             c.offered++;
         } else {
             c.offerFull++;
+            Thread.yield(); // let the consumer run: see the class note on oversubscription
         }
     }
 
@@ -152,6 +158,7 @@ public class QueueBenchmark {
             c.polled++;
         } else {
             c.pollEmpty++;
+            Thread.yield();
         }
         return e;
     }

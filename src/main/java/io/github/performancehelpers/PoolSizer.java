@@ -1,0 +1,74 @@
+package io.github.performancehelpers;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Maps a {@link PowerFlowExecutor}'s rate to the size of its delegate: the pool size of a
+ * {@link java.util.concurrent.ThreadPoolExecutor}, or the concurrency bound of the default
+ * virtual-thread delegate. Called once at construction with the starting rate and then on the
+ * observation thread each time the loop moves the rate.
+ *
+ * <p>A result below 1 is treated as 1 (a pool of zero would stop the executor). A sizer that
+ * throws is reported and counted, and the size stays as it was.
+ *
+ * <p>Implementations must be thread-safe if they are shared between executors; one executor
+ * calls its sizer from one thread at a time.
+ */
+@FunctionalInterface
+public interface PoolSizer {
+
+    /**
+     * The headroom {@link #littlesLaw(Duration, int, int)} multiplies Little's law by: 2.
+     */
+    double LITTLES_LAW_HEADROOM = 2.0;
+
+    /**
+     * Returns the pool size for a rate.
+     *
+     * @param rate the rate in force, operations per second, finite and {@code > 0}
+     * @return the pool size (or concurrency bound); values below 1 are treated as 1
+     */
+    int poolSize(double rate);
+
+    /**
+     * Returns the sizer derived from Little's law, {@code L = λ × W}: the number of tasks in
+     * service at once is the arrival rate times the time each spends in service. With
+     * {@code λ = rate} and {@code W = targetLatency} (the latency the loop holds the p99 at, hence
+     * an upper bound on the typical service time), the size is
+     *
+     * <pre>{@code size = clamp(ceil(2 × rate × targetLatency[s]), min, max)}</pre>
+     *
+     * <p>The headroom factor {@link #LITTLES_LAW_HEADROOM} (2) absorbs bursts of arrivals and
+     * tasks that run up to twice the target without making the pool, rather than the rate, the
+     * binding limit; beyond that, the pool bounds concurrency as a bulkhead would.
+     *
+     * @param targetLatency the latency target, positive
+     * @param min           the smallest size, {@code >= 1}
+     * @param max           the largest size, {@code >= min}
+     * @return the sizer
+     * @throws NullPointerException     if {@code targetLatency} is null
+     * @throws IllegalArgumentException if {@code targetLatency} is not positive, {@code min < 1}
+     *                                  or {@code max < min}
+     */
+    static PoolSizer littlesLaw(Duration targetLatency, int min, int max) {
+        Objects.requireNonNull(targetLatency, "targetLatency");
+        if (targetLatency.isNegative() || targetLatency.isZero()) {
+            throw new IllegalArgumentException("targetLatency must be positive: " + targetLatency);
+        }
+        if (min < 1) {
+            throw new IllegalArgumentException("min must be >= 1: " + min);
+        }
+        if (max < min) {
+            throw new IllegalArgumentException("max must be >= min: max=" + max + ", min=" + min);
+        }
+        double seconds = targetLatency.toNanos() / 1e9;
+        return rate -> {
+            double size = Math.ceil(LITTLES_LAW_HEADROOM * rate * seconds);
+            if (!(size >= min)) { // also NaN
+                return min;
+            }
+            return size >= max ? max : (int) size;
+        };
+    }
+}

@@ -1,0 +1,1423 @@
+package io.github.performancehelpers;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * An {@link ExecutorService} that runs admission control, queueing and latency feedback in one
+ * closed loop: a drop-in replacement for a thread pool that holds the tail latency of its tasks
+ * at a target by moving the rate at which it starts them.
+ *
+ * <pre>
+ *  execute()/submit() ──► bounded queue ── full ──► RejectionPolicy (QueueFullException by default)
+ *                              │
+ *          dispatcher (one virtual thread): take → wait until the rate limiter admits
+ *                              │            → wait for a slot in the delegate → hand off
+ *                              ▼
+ *          delegate ── runs the task, timed ──► latency window (run time on the delegate)
+ *                              ▲
+ *  tick every observeInterval: observe(measured elapsed ms) → servo → new rate
+ *          → rate limiter, PoolSizer → delegate size, dispatcher woken, onRateChange
+ * </pre>
+ *
+ * <p>It composes a {@link PowerFlowController} ({@link #controller()}): the controller's bounded
+ * queue holds the waiting tasks, its GCRA paces the dispatcher, its histogram receives each task's
+ * run time on the delegate, and its servo moves the rate at every observation. The time a task
+ * waits before it starts (queue, rate limiter and slot) is tracked separately
+ * ({@link Stats#queueWaitP99()}): it is the consequence of the rate, not the plant's latency, and
+ * feeding it back would make the loop chase its own shadow.
+ *
+ * <pre>{@code
+ * try (PowerFlowExecutor executor = PowerExecutors.newFixedFlowPool(8, Duration.ofMillis(50))) {
+ *     Future<Response> f = executor.submit(() -> client.call(request));
+ *     ...
+ * } // close(): waits for queued and running tasks
+ * }</pre>
+ *
+ * <h2>Delegates</h2>
+ * <ul>
+ * <li>The default: one virtual thread per task under a concurrency bound that the loop resizes
+ *     with the {@link PoolSizer}. Owned.</li>
+ * <li>A {@link ThreadPoolExecutor}: resized with {@code setCorePoolSize}/{@code setMaximumPoolSize}
+ *     (grow: maximum first; shrink: core first; so the calls never throw), and the same size bounds
+ *     this executor's tasks in flight on it, so that tasks wait in the bounded, counted queue here
+ *     rather than in the pool's own queue. Owned only if {@link Builder#ownsDelegate(boolean)}.</li>
+ * <li>Any other {@code ExecutorService}: used as is, neither resized nor bounded
+ *     ({@link Stats#poolSize()} is -1). Owned only if {@link Builder#ownsDelegate(boolean)}.</li>
+ * </ul>
+ * An owned delegate is shut down when this executor terminates ({@code shutdownNow} when it is
+ * stopped); a caller's is never shut down.
+ *
+ * <h2>Pacing</h2>
+ * The dispatcher parks ({@link LockSupport#parkNanos(long)}) for exactly the time the limiter
+ * says the next admission is due, and admits every due task at each wake-up. The operating system
+ * wakes a parked thread tens of microseconds late; a GCRA admitting from {@code max(now, tat)}
+ * forgets that lateness, and a dispatcher that does so loses it at every wake-up and runs slow
+ * (at 100k/s a 10 µs interval and a 50 µs lateness would cut the rate by 80%). So when the
+ * dispatcher had work waiting continuously (it was pacing, not idle) it lets the limiter catch up
+ * by at most {@link #MAX_CATCH_UP} of lateness; after waiting on an empty queue it passes 0, as
+ * idle time is correctly forgotten. The bound caps the burst a long stall (a GC pause, a
+ * descheduled carrier) can release at {@code rate × 20 ms} tasks (and the delegate's slots
+ * still bound how many run at once), which is what an on-time dispatcher would have admitted over
+ * that time. The bound is 20 ms rather than the few tens of microseconds of an ordinary wake-up
+ * because on a loaded machine a thread is routinely kept off a CPU for one scheduler period (a
+ * few to tens of milliseconds), and every stall beyond the bound is lost from the long-run rate
+ * for good. A rate change wakes the dispatcher, so it takes
+ * effect at once, also when the dispatcher is already waiting. The dispatcher is a virtual thread,
+ * so it shares the carrier threads with the default delegate's tasks: CPU-bound tasks that keep
+ * every carrier busy delay it (use a {@code ThreadPoolExecutor} delegate for such work).
+ *
+ * <h2>Statistics</h2>
+ * {@link #stats()}: the controller's loop figures plus the executor's task accounting. Every task
+ * accepted by {@code execute}/{@code submit} ends as exactly one of: completed, failed, cancelled
+ * (a {@code Future} cancelled by its owner), or returned by {@link #shutdownNow()}; every task
+ * refused counts in {@code rejected}.
+ *
+ * <p><b>Thread-safety:</b> all methods are thread-safe.
+ *
+ * <p><b>Note</b> (departures from the {@link ExecutorService} contract and from
+ * {@code ThreadPoolExecutor}):
+ * <ul>
+ * <li>The queue is bounded ({@link Builder#queueCapacity(int)}): a full queue refuses a task
+ *     with {@link QueueFullException} (under the default {@link RejectionPolicy#ABORT}), where
+ *     {@code Executors.newFixedThreadPool} would queue without bound.</li>
+ * <li>With a caller's delegate that is not a {@code ThreadPoolExecutor}, {@link #shutdownNow()}
+ *     cannot take back tasks already handed to it: they are not in the returned list and still
+ *     run (with their thread interrupted). Termination waits for every task handed to a delegate
+ *     to finish, so a caller's delegate that drops accepted work (shut down by its owner, a
+ *     discarding policy) keeps this executor from terminating.</li>
+ * <li>A task is "started", and no longer returned by {@code shutdownNow()}, once it is handed to
+ *     the delegate; if it begins running after {@code shutdownNow()}, it runs with its thread
+ *     interrupted, as a {@code ThreadPoolExecutor} worker does.</li>
+ * </ul>
+ */
+public final class PowerFlowExecutor extends AbstractExecutorService implements AutoCloseable {
+
+    /*
+     * Lifecycle. `state` moves only forward, and every transition is made under mainLock:
+     *
+     *   RUNNING:    accepts tasks; the dispatcher takes, paces and hands them off.
+     *   SHUTDOWN:   refuses new tasks; the dispatcher still runs every queued task under the
+     *               limiter, then exits when it finds the queue empty.
+     *   STOP:       refuses new tasks; the queued tasks and the one the dispatcher holds were
+     *               taken by shutdownNow(), which interrupts the running ones; the dispatcher
+     *               exits at its next step.
+     *   TERMINATED: the dispatcher has exited, no task is in flight on the delegate, the owned
+     *               delegate and the tick (and its owned scheduler) have terminated.
+     *
+     *   RUNNING -> SHUTDOWN:            shutdown() (close() calls it)
+     *   RUNNING or SHUTDOWN -> STOP:    shutdownNow() (close() calls it when interrupted)
+     *   SHUTDOWN or STOP -> TERMINATED: by the dispatcher, as its last act: after it exits its
+     *                                   loop it waits for the tasks in flight to finish, shuts
+     *                                   down the owned delegate and the tick, then sets
+     *                                   TERMINATED and signals awaitTermination().
+     *
+     * The numeric order matters: `state >= SHUTDOWN` means "refuse new tasks", `state >= STOP`
+     * means "start nothing more".
+     *
+     * Locking rules.
+     *  - mainLock guards the transitions and the `terminated` condition.
+     *  - dispatchLock guards `held` (the task the dispatcher has taken from the queue and not yet
+     *    handed off). The dispatcher holds it while it takes from the queue (blocking, but
+     *    interruptible: shutdownNow interrupts it first) and while it hands off; shutdownNow holds
+     *    it while it drains the queue and takes `held`. So a task is exactly one of: in the
+     *    queue, held, handed to the delegate, or returned, and never two, and the owned delegate
+     *    is never shut down under a hand-off.
+     *  - A producer enqueues and then re-checks the state (as ThreadPoolExecutor does): if the
+     *    executor was shut down in between and the task can still be removed from the queue, it
+     *    is refused; if it cannot, the dispatcher or shutdownNow owns it.
+     *  - The dispatcher treats an interrupt as "wake up and re-read the state": shutdown() and
+     *    shutdownNow() write the state before they interrupt, so an observed interrupt always
+     *    comes with the new state (JLS 17.4.4).
+     *  - The tick runs under tickLock, so stopping it waits for one in progress.
+     */
+
+    private static final System.Logger LOG = System.getLogger(PowerFlowExecutor.class.getName());
+
+    /**
+     * The most wake-up lateness the dispatcher lets the rate limiter catch up when it had work
+     * waiting continuously: 20 ms. See "Pacing" in the class description.
+     */
+    public static final Duration MAX_CATCH_UP = Duration.ofMillis(20);
+
+    private static final long MAX_CATCH_UP_NANOS = MAX_CATCH_UP.toNanos();
+
+    /** How long the dispatcher backs off when a global limiter refuses and the local one would admit. */
+    private static final long GLOBAL_RETRY_NANOS = 1_000_000L;
+
+    /** The default ceiling on the pool size or concurrency bound the default sizer chooses. */
+    static final int DEFAULT_MAX_CONCURRENCY = 10_000;
+
+    private static final AtomicInteger POOL_NUMBER = new AtomicInteger();
+
+    private static final int RUNNING = 0;
+    private static final int SHUTDOWN = 1;
+    private static final int STOP = 2;
+    private static final int TERMINATED = 3;
+
+    private final String name;
+    private final PowerFlowController<Runnable> controller;
+    private final Ticker ticker;
+    private final PowerHistogram queueWait;
+    private final RejectionPolicy rejectionPolicy;
+    private final PoolSizer poolSizer;
+    private final boolean fixedRate;
+    private final boolean hasGlobalLimiter;
+
+    /** The caller's or owned delegate; null for the default (virtual threads). */
+    private final ExecutorService delegate;
+    private final boolean ownsDelegate;
+    /** Non-null when {@link #delegate} is a ThreadPoolExecutor. */
+    private final ThreadPoolExecutor pool;
+    /** The slot gate; null for a delegate that is neither the default nor a ThreadPoolExecutor. */
+    private final ConcurrencyLimit limit;
+    /** Starts the default delegate's virtual threads; null for a caller's delegate. */
+    private final ThreadFactory workerFactory;
+
+    private final ScheduledExecutorService scheduler;
+    private final boolean ownsScheduler;
+    private final ScheduledFuture<?> tickFuture;
+    private final ReentrantLock tickLock = new ReentrantLock();
+    /** Guarded by tickLock. */
+    private boolean tickStopped;
+    /** The ticker reading at the previous tick; guarded by tickLock. */
+    private long lastTickNanos;
+
+    private final Thread dispatcher;
+
+    private final ReentrantLock mainLock = new ReentrantLock();
+    private final Condition terminatedCondition = mainLock.newCondition();
+    private final Condition quiescent = mainLock.newCondition();
+    /** Written only under mainLock. */
+    private volatile int state = RUNNING;
+
+    private final ReentrantLock dispatchLock = new ReentrantLock();
+    /** The task taken from the queue and not yet handed off; guarded by dispatchLock. */
+    private Job held;
+
+    /** Tasks handed to the delegate that have not finished (or been taken back). */
+    private final AtomicLong inFlight = new AtomicLong();
+    private final Set<Job> runningJobs = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger running = new AtomicInteger();
+    private final AtomicLong rejected = new AtomicLong();
+    /** Tasks the controller counted as submitted but the shutdown re-check took back and refused. */
+    private final AtomicLong retracted = new AtomicLong();
+    private final AtomicLong completed = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final AtomicLong cancelled = new AtomicLong();
+    private final AtomicLong internalFailures = new AtomicLong();
+
+    private PowerFlowExecutor(Builder b, PowerFlowController.Builder<Runnable> flow) {
+        this.name = b.name != null ? b.name : nextName();
+        this.ticker = b.ticker;
+        this.rejectionPolicy = b.rejectionPolicy;
+        this.fixedRate = b.fixedRate;
+        this.hasGlobalLimiter = b.globalLimiter != null;
+        this.queueWait = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
+
+        if (b.delegate == null) {
+            this.delegate = null;
+            this.ownsDelegate = true;
+            this.pool = null;
+            this.workerFactory = Thread.ofVirtual().name(name + "-worker-", 0).factory();
+        } else {
+            this.delegate = b.delegate;
+            this.ownsDelegate = b.ownsDelegate != null && b.ownsDelegate;
+            this.pool = b.delegate instanceof ThreadPoolExecutor tpe ? tpe : null;
+            this.workerFactory = null;
+        }
+        boolean bounded = delegate == null || pool != null;
+        int maxConcurrency = b.maxConcurrency > 0 ? b.maxConcurrency
+                : pool != null ? Math.min(Math.max(1, pool.getMaximumPoolSize()), DEFAULT_MAX_CONCURRENCY)
+                : DEFAULT_MAX_CONCURRENCY;
+        this.poolSizer = b.poolSizer != null ? b.poolSizer
+                : PoolSizer.littlesLaw(Duration.ofNanos(Math.max(1L, (long) (b.targetP99 * 1e6))), 1, maxConcurrency);
+        this.limit = bounded ? new ConcurrencyLimit(sizeFor(b.rate)) : null;
+        if (pool != null) {
+            resizePool(limit.limit());
+        }
+
+        RateChangeListener user = b.onRateChange;
+        flow.onRateChange((rate, previous) -> {
+            onRateChange(rate);
+            if (user != null) {
+                user.onRateChange(rate, previous); // the controller reports and counts a throw
+            }
+        });
+        this.controller = flow.build();
+
+        this.dispatcher = Thread.ofVirtual().name(name + "-dispatcher").unstarted(this::dispatchLoop);
+
+        if (b.scheduler != null) {
+            this.scheduler = b.scheduler;
+            this.ownsScheduler = false;
+        } else {
+            ScheduledThreadPoolExecutor stpe = new ScheduledThreadPoolExecutor(1, r -> {
+                Thread t = new Thread(r, name + "-tick");
+                t.setDaemon(true);
+                return t;
+            });
+            stpe.setRemoveOnCancelPolicy(true);
+            this.scheduler = stpe;
+            this.ownsScheduler = true;
+        }
+        this.lastTickNanos = ticker.read();
+        long interval = b.observeInterval.toNanos();
+        ScheduledFuture<?> f;
+        try {
+            f = scheduler.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.NANOSECONDS);
+        } catch (RuntimeException e) {
+            if (ownsScheduler) {
+                scheduler.shutdownNow();
+            }
+            throw e;
+        }
+        this.tickFuture = f;
+        dispatcher.start();
+    }
+
+    static String nextName() {
+        return "power-flow-" + POOL_NUMBER.incrementAndGet();
+    }
+
+    /**
+     * Returns a builder. {@code rate} and {@code minRate} are required, as for
+     * {@link PowerFlowController}; in {@linkplain Builder#fixedRate(boolean) fixed-rate} mode only
+     * {@code rate} is.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ---------------------------------------------------------------- submission
+
+    /**
+     * Queues a task to run on the delegate once the rate limiter admits it.
+     *
+     * @param command the task
+     * @throws NullPointerException       if {@code command} is null
+     * @throws RejectedExecutionException if the executor is shut down, or (a
+     *                                    {@link QueueFullException}) the queue is full under
+     *                                    {@link RejectionPolicy#ABORT}
+     */
+    @Override
+    public void execute(Runnable command) {
+        Objects.requireNonNull(command, "command");
+        if (state != RUNNING) {
+            rejected.incrementAndGet();
+            throw shutDownRejection();
+        }
+        Job job = new Job(command, ticker.read());
+        if (!controller.submit(job)) {
+            rejected.incrementAndGet();
+            rejectFull(command);
+            return;
+        }
+        // Re-check: shutdown may have happened between the state read and the offer, after the
+        // dispatcher last looked at the queue.
+        if (state != RUNNING && controller.queue().remove(job)) {
+            retracted.incrementAndGet();
+            rejected.incrementAndGet();
+            throw shutDownRejection();
+        }
+    }
+
+    private RejectedExecutionException shutDownRejection() {
+        return new RejectedExecutionException(this + " is shut down");
+    }
+
+    private void rejectFull(Runnable command) {
+        switch (rejectionPolicy) {
+            case ABORT -> throw new QueueFullException(
+                    "queue full (queueCapacity " + controller.queueCapacity() + "): " + this);
+            case CALLER_RUNS -> command.run();
+            case DISCARD -> {
+                if (command instanceof Future<?> f) {
+                    f.cancel(false);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- the dispatcher
+
+    private void dispatchLoop() {
+        try {
+            for (;;) {
+                try {
+                    if (!dispatchOne()) {
+                        break;
+                    }
+                } catch (Throwable t) {
+                    if (t instanceof VirtualMachineError vme) {
+                        LOG.log(Level.ERROR, name + ": dispatcher error", vme);
+                    }
+                    internalFailures.incrementAndGet();
+                    LOG.log(Level.WARNING, name + ": dispatcher step failed; continuing", t);
+                }
+            }
+        } finally {
+            terminate();
+        }
+    }
+
+    /**
+     * Takes, paces and hands off one task.
+     *
+     * @return false when the dispatcher must exit
+     */
+    private boolean dispatchOne() {
+        // 1. Take the next task, recording whether it was waiting (then lateness is real).
+        Job job;
+        boolean wasWaiting;
+        dispatchLock.lock();
+        try {
+            Thread.interrupted(); // an interrupt is a wake-up; the state below says why
+            int s = state;
+            if (s >= STOP) {
+                return false;
+            }
+            Runnable r = controller.queue().poll();
+            wasWaiting = r != null;
+            if (r == null) {
+                if (s == SHUTDOWN) {
+                    return false; // drained
+                }
+                try {
+                    r = controller.takeUnadmitted();
+                } catch (InterruptedException e) {
+                    return true; // re-read the state
+                }
+            }
+            job = r instanceof Job j && j.owner() == this ? j : new Job(r, ticker.read());
+            held = job;
+        } finally {
+            dispatchLock.unlock();
+        }
+
+        // 2. Wait until the limiter admits it; a cancelled task is skipped without admission.
+        long catchUp = wasWaiting ? MAX_CATCH_UP_NANOS : 0L;
+        int dueButRefused = 0;
+        for (;;) {
+            if (job.isCancelled()) {
+                if (release(job)) {
+                    cancelled.incrementAndGet();
+                }
+                return true;
+            }
+            if (controller.tryAdmitHeld(catchUp)) {
+                break;
+            }
+            if (state >= STOP) {
+                return false; // shutdownNow() takes `held`
+            }
+            long wait = controller.admitWaitNanos();
+            if (wait > 0) {
+                dueButRefused = 0;
+            } else if (hasGlobalLimiter) {
+                wait = GLOBAL_RETRY_NANOS; // the global limiter refused; it gives no retry time
+            } else if (++dueButRefused > 2) {
+                wait = 10_000L; // a race with a rate change resolves at once; never spin
+            }
+            if (wait > 0) {
+                LockSupport.parkNanos(this, wait);
+            }
+            Thread.interrupted();
+            catchUp = MAX_CATCH_UP_NANOS; // the task waited throughout
+        }
+
+        // 3. Wait for a slot in the delegate.
+        if (limit != null) {
+            for (;;) {
+                try {
+                    limit.acquire();
+                    break;
+                } catch (InterruptedException e) {
+                    if (state >= STOP) {
+                        return false;
+                    }
+                }
+            }
+        }
+
+        // 4. Hand off.
+        dispatchLock.lock();
+        try {
+            if (held != job) { // taken back by shutdownNow()
+                releaseSlot();
+                return false;
+            }
+            held = null;
+            inFlight.incrementAndGet();
+            Thread.interrupted(); // do not hand a wake-up interrupt to a delegate's execute()
+            try {
+                if (delegate == null) {
+                    workerFactory.newThread(job).start();
+                } else {
+                    delegate.execute(job);
+                }
+            } catch (RuntimeException | Error e) {
+                releaseSlot();
+                jobDone();
+                delegateRefused(job, e);
+            }
+        } finally {
+            dispatchLock.unlock();
+        }
+        return true;
+    }
+
+    /** Drops the held task if the dispatcher still holds it; false if shutdownNow() took it. */
+    private boolean release(Job job) {
+        dispatchLock.lock();
+        try {
+            if (held != job) {
+                return false;
+            }
+            held = null;
+            return true;
+        } finally {
+            dispatchLock.unlock();
+        }
+    }
+
+    private void delegateRefused(Job job, Throwable e) {
+        internalFailures.incrementAndGet();
+        if (job.task instanceof Future<?> f) {
+            f.cancel(false);
+            cancelled.incrementAndGet();
+            LOG.log(Level.WARNING, name + ": the delegate refused an admitted task; its Future is cancelled", e);
+        } else {
+            failed.incrementAndGet();
+            LOG.log(Level.WARNING, name + ": the delegate refused an admitted task; it is dropped", e);
+        }
+    }
+
+    private void releaseSlot() {
+        if (limit != null) {
+            limit.release();
+        }
+    }
+
+    private void jobDone() {
+        if (inFlight.decrementAndGet() == 0 && state >= SHUTDOWN) {
+            mainLock.lock();
+            try {
+                quiescent.signalAll();
+            } finally {
+                mainLock.unlock();
+            }
+        }
+    }
+
+    /** The dispatcher's last act: wait for the tasks in flight, stop what is owned, terminate. */
+    private void terminate() {
+        mainLock.lock();
+        try {
+            while (inFlight.get() > 0) {
+                try {
+                    quiescent.await();
+                } catch (InterruptedException e) {
+                    // shutdownNow() may interrupt us again; keep waiting
+                }
+            }
+        } finally {
+            mainLock.unlock();
+        }
+        if (delegate != null && ownsDelegate) {
+            delegate.shutdown();
+            awaitUninterruptibly(delegate);
+        }
+        tickFuture.cancel(false);
+        tickLock.lock();
+        try {
+            tickStopped = true;
+        } finally {
+            tickLock.unlock();
+        }
+        if (ownsScheduler) {
+            scheduler.shutdownNow();
+            awaitUninterruptibly(scheduler);
+        }
+        mainLock.lock();
+        try {
+            state = TERMINATED;
+            terminatedCondition.signalAll();
+        } finally {
+            mainLock.unlock();
+        }
+        Thread.interrupted();
+    }
+
+    private static void awaitUninterruptibly(ExecutorService e) {
+        for (;;) {
+            try {
+                if (e.awaitTermination(1, TimeUnit.DAYS)) {
+                    return;
+                }
+            } catch (InterruptedException ignored) {
+                // keep waiting: termination must cover the delegate
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- the loop
+
+    private void tick() {
+        tickLock.lock();
+        try {
+            if (tickStopped) {
+                return;
+            }
+            if (fixedRate) {
+                controller.latency().snapshotAndReset();
+                queueWait.snapshotAndReset();
+                return;
+            }
+            long now = ticker.read();
+            long elapsed = now - lastTickNanos;
+            if (elapsed <= 0) {
+                return; // no time has passed (or the ticker went backwards): nothing to observe
+            }
+            lastTickNanos = now;
+            controller.observe(elapsed / 1e6);
+            queueWait.snapshotAndReset();
+        } catch (Throwable t) {
+            internalFailures.incrementAndGet();
+            LOG.log(Level.WARNING, name + ": observation failed; the tick continues", t);
+        } finally {
+            tickLock.unlock();
+        }
+    }
+
+    /** Runs inside the controller's observe(), under its loop lock. */
+    private void onRateChange(double rate) {
+        try {
+            int size = sizeFor(rate);
+            if (limit != null) {
+                limit.setLimit(size);
+                if (pool != null) {
+                    resizePool(size);
+                }
+            }
+        } catch (RuntimeException e) {
+            internalFailures.incrementAndGet();
+            LOG.log(Level.WARNING, name + ": resizing the delegate for rate " + rate + " failed", e);
+        }
+        LockSupport.unpark(dispatcher); // a waiting dispatcher re-reads the limiter at once
+    }
+
+    private int sizeFor(double rate) {
+        return Math.max(1, poolSizer.poolSize(rate));
+    }
+
+    /** Resizes the pool in the order that never throws (core <= maximum at every step). */
+    private void resizePool(int size) {
+        if (size >= pool.getCorePoolSize()) {
+            pool.setMaximumPoolSize(size);
+            pool.setCorePoolSize(size);
+        } else {
+            pool.setCorePoolSize(size);
+            pool.setMaximumPoolSize(size);
+        }
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    /**
+     * Starts an orderly shutdown: no new task is accepted, and every task already queued still
+     * runs, under the rate limiter. Does not wait; use {@link #awaitTermination}. Idempotent.
+     */
+    @Override
+    public void shutdown() {
+        mainLock.lock();
+        try {
+            if (state == RUNNING) {
+                state = SHUTDOWN;
+            }
+        } finally {
+            mainLock.unlock();
+        }
+        dispatcher.interrupt(); // a dispatcher waiting on an empty queue re-reads the state
+        if (inFlight.get() == 0) {
+            jobDoneSignal();
+        }
+    }
+
+    private void jobDoneSignal() {
+        mainLock.lock();
+        try {
+            quiescent.signalAll();
+        } finally {
+            mainLock.unlock();
+        }
+    }
+
+    /**
+     * Stops the executor: no new task is accepted, no queued task is started, and the running
+     * ones are interrupted (a task that ignores interrupts runs to its end). Does not wait for
+     * running tasks; use {@link #awaitTermination}.
+     *
+     * @return every accepted task that never started, in queue order where there is one: the
+     *     queued tasks, the one the dispatcher held, and those handed to a
+     *     {@code ThreadPoolExecutor} delegate that had not started; each as it was given to this
+     *     executor (for {@code submit}, the {@link java.util.concurrent.FutureTask} that
+     *     {@code submit} returned)
+     */
+    @Override
+    public List<Runnable> shutdownNow() {
+        mainLock.lock();
+        try {
+            if (state < STOP) {
+                state = STOP;
+            }
+        } finally {
+            mainLock.unlock();
+        }
+        dispatcher.interrupt();
+        List<Runnable> never = new ArrayList<>();
+        dispatchLock.lock(); // waits for a hand-off in progress, or for take() to see the interrupt
+        try {
+            Job h = held;
+            held = null;
+            List<Runnable> queued = new ArrayList<>();
+            controller.queue().drainTo(queued);
+            if (h != null) {
+                never.add(h.task);
+            }
+            for (Runnable r : queued) {
+                never.add(r instanceof Job j ? j.task : r);
+            }
+        } finally {
+            dispatchLock.unlock();
+        }
+        if (pool != null) {
+            List<Runnable> fromPool;
+            if (ownsDelegate) {
+                fromPool = pool.shutdownNow();
+            } else {
+                fromPool = new ArrayList<>();
+                for (Runnable r : pool.getQueue().toArray(new Runnable[0])) {
+                    if (r instanceof Job j && j.owner() == this && pool.remove(r)) {
+                        fromPool.add(r);
+                    }
+                }
+            }
+            for (Runnable r : fromPool) {
+                if (r instanceof Job j && j.owner() == this) {
+                    never.add(j.task);
+                    releaseSlot();
+                    jobDone();
+                } else {
+                    never.add(r); // the owned pool's own tasks, given to it directly
+                }
+            }
+        } else if (delegate != null && ownsDelegate) {
+            for (Runnable r : delegate.shutdownNow()) {
+                if (r instanceof Job j && j.owner() == this) {
+                    never.add(j.task);
+                    jobDone();
+                } else {
+                    never.add(r);
+                }
+            }
+        }
+        for (Job j : runningJobs) {
+            j.interrupt();
+        }
+        if (inFlight.get() == 0) {
+            jobDoneSignal();
+        }
+        return never;
+    }
+
+    /**
+     * Returns whether {@link #shutdown()} or {@link #shutdownNow()} has been called.
+     *
+     * @return {@code true} once the executor refuses new tasks
+     */
+    @Override
+    public boolean isShutdown() {
+        return state >= SHUTDOWN;
+    }
+
+    /**
+     * Returns whether the executor has terminated: shut down, every accepted task finished or
+     * returned, the dispatcher ended, and the owned delegate and tick terminated.
+     *
+     * @return {@code true} once terminated
+     */
+    @Override
+    public boolean isTerminated() {
+        return state == TERMINATED && !dispatcher.isAlive();
+    }
+
+    /**
+     * Returns whether the executor is shutting down but has not terminated.
+     *
+     * @return {@code true} between shutdown and termination
+     */
+    public boolean isTerminating() {
+        return state >= SHUTDOWN && !isTerminated();
+    }
+
+    /**
+     * Blocks until the executor has terminated (see {@link #isTerminated()}), the timeout
+     * elapses, or the current thread is interrupted, whichever happens first.
+     *
+     * @param timeout the longest wait
+     * @param unit    the unit of {@code timeout}
+     * @return {@code true} if terminated, {@code false} if the timeout elapsed first
+     * @throws InterruptedException if interrupted while waiting
+     * @throws NullPointerException if {@code unit} is null
+     */
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        long nanos = unit.toNanos(timeout);
+        long deadline = System.nanoTime() + nanos;
+        mainLock.lock();
+        try {
+            while (state != TERMINATED) {
+                if (nanos <= 0L) {
+                    return false;
+                }
+                nanos = terminatedCondition.awaitNanos(nanos);
+            }
+        } finally {
+            mainLock.unlock();
+        }
+        // TERMINATED is the dispatcher's last write; wait for it to end too.
+        long left = deadline - System.nanoTime();
+        if (dispatcher.isAlive()) {
+            if (left <= 0) {
+                return false;
+            }
+            return dispatcher.join(Duration.ofNanos(left));
+        }
+        return true;
+    }
+
+    /**
+     * Shuts down and waits for termination, with the semantics of
+     * {@link ExecutorService#close()} (JDK 19+): queued and running tasks complete first; if the
+     * calling thread is interrupted while waiting, the executor is stopped with
+     * {@link #shutdownNow()}, the wait continues until termination, and the method returns with
+     * the thread's interrupt status set. Idempotent.
+     */
+    @Override
+    public void close() {
+        super.close();
+    }
+
+    // ---------------------------------------------------------------- read-outs
+
+    /**
+     * Returns a snapshot of the loop's figures and the executor's task accounting. Each field is
+     * read atomically; the set is not one atomic cut.
+     *
+     * @return the statistics
+     */
+    public Stats stats() {
+        PowerFlowController.Stats c = controller.stats();
+        return new Stats(c.rate(), c.minRate(), c.maxRate(), c.targetP99(), c.quantile(), c.depth(),
+                c.queueCapacity(), c.submitted() - retracted.get(), c.admitted(), c.recorded(), c.dropped(), c.observations(),
+                c.p99(), c.saturated(), rejected.get(), running.get(), completed.get(), failed.get(),
+                cancelled.get(), poolSize(), queueWait.quantile(0.99), controller.lastObservedP99());
+    }
+
+    /**
+     * Returns the size in force for the delegate: the concurrency bound of the default delegate or
+     * of a {@code ThreadPoolExecutor} delegate (whose pool size is kept equal to it), or -1 for
+     * another delegate, which is not sized.
+     *
+     * @return the pool size, or -1
+     */
+    public int poolSize() {
+        return limit != null ? limit.limit() : -1;
+    }
+
+    /**
+     * Returns the composed flow controller: the live one, for reading its figures and its
+     * primitives ({@link PowerFlowController#limiter()}, {@link PowerFlowController#latency()},
+     * ...). Its queue holds this executor's internal task wrappers. Do not call its mutators
+     * ({@code submit}, {@code admit}, {@code observe}, {@code reset}, {@code clear},
+     * {@code close}) while the executor is in use: they bypass the executor's accounting, and a
+     * task removed through them is neither run nor returned by {@link #shutdownNow()}.
+     *
+     * @return the controller
+     */
+    public PowerFlowController<Runnable> controller() {
+        return controller;
+    }
+
+    /**
+     * Returns the name used for this executor's threads ({@code name-dispatcher},
+     * {@code name-tick}, {@code name-worker-N}).
+     *
+     * @return the name
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Returns how many internal failures were reported and survived: observations, pool sizing
+     * and dispatcher steps that threw, delegates that refused an admitted task, plus the
+     * controller's {@code onRateChange} listener failures.
+     *
+     * @return the count since construction
+     */
+    public long callbackFailures() {
+        return internalFailures.get() + controller.callbackFailures();
+    }
+
+    /**
+     * Returns the name, state and main figures, for logs.
+     *
+     * @return a description
+     */
+    @Override
+    public String toString() {
+        String s = switch (state) {
+            case RUNNING -> "Running";
+            case SHUTDOWN -> "Shutting down";
+            case STOP -> "Stopping";
+            default -> "Terminated";
+        };
+        return "PowerFlowExecutor[" + name + ", " + s + ", rate = " + controller.rate() + "/s, queued = "
+                + controller.depth() + ", running = " + running.get() + ", completed = " + completed.get() + "]";
+    }
+
+    /** The dispatcher thread, for tests. */
+    Thread dispatcherThread() {
+        return dispatcher;
+    }
+
+    // ---------------------------------------------------------------- the task wrapper
+
+    /** A queued task: the submitted Runnable, its enqueue time, and its runner while it runs. */
+    private final class Job implements Runnable {
+        final Runnable task;
+        final long enqueuedAt;
+        volatile Thread runner;
+
+        Job(Runnable task, long enqueuedAt) {
+            this.task = task;
+            this.enqueuedAt = enqueuedAt;
+        }
+
+        PowerFlowExecutor owner() {
+            return PowerFlowExecutor.this;
+        }
+
+        boolean isCancelled() {
+            return task instanceof Future<?> f && f.isCancelled();
+        }
+
+        void interrupt() {
+            Thread t = runner;
+            if (t != null) {
+                t.interrupt();
+            }
+        }
+
+        @Override
+        public void run() {
+            Thread t = Thread.currentThread();
+            runner = t;
+            runningJobs.add(this);
+            running.incrementAndGet();
+            if (state >= STOP && !t.isInterrupted()) {
+                t.interrupt(); // as a ThreadPoolExecutor worker: a stopping pool's tasks see it
+            }
+            long start = ticker.read();
+            queueWait.recordNanos(Math.max(0L, start - enqueuedAt));
+            boolean threw = true;
+            try {
+                task.run();
+                threw = false;
+            } finally {
+                controller.recordNanos(Math.max(0L, ticker.read() - start));
+                runner = null;
+                runningJobs.remove(this);
+                running.decrementAndGet();
+                if (threw) {
+                    failed.incrementAndGet();
+                } else {
+                    classify();
+                }
+                releaseSlot();
+                jobDone();
+            }
+        }
+
+        private void classify() {
+            if (task instanceof Future<?> f) {
+                Future.State s;
+                try {
+                    s = f.state();
+                } catch (RuntimeException e) {
+                    s = Future.State.SUCCESS;
+                }
+                switch (s) {
+                    case FAILED -> failed.incrementAndGet();
+                    case CANCELLED -> cancelled.incrementAndGet();
+                    default -> completed.incrementAndGet();
+                }
+            } else {
+                completed.incrementAndGet();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- stats
+
+    /**
+     * A snapshot of a {@link PowerFlowExecutor}: the flow controller's figures (as in
+     * {@link PowerFlowController.Stats}) plus the executor's task accounting.
+     *
+     * @param rate            the rate in force, operations (task starts) per second
+     * @param minRate         the floor of the adaptive rate, per second
+     * @param maxRate         the ceiling of the adaptive rate, per second
+     * @param targetP99       the latency setpoint, milliseconds
+     * @param quantile        the quantile of the window that drives the loop
+     * @param depth           tasks waiting in the queue
+     * @param queueCapacity   the bound on the queue
+     * @param submitted       tasks accepted into the queue
+     * @param admitted        tasks admitted by the rate limiter
+     * @param recorded        run times recorded (one per task that ran)
+     * @param dropped         offers the queue refused because it was full
+     * @param observations    observations that stepped the servo
+     * @param p99             the driving quantile of the run times in the current, partial window,
+     *                        milliseconds; {@link Double#NaN} when the window is empty
+     * @param saturated       whether the servo's output is pinned at {@code minRate} or
+     *                        {@code maxRate}
+     * @param rejected        tasks refused at {@code execute}/{@code submit}: queue full (whatever
+     *                        the {@link RejectionPolicy} did with them) or shut down
+     * @param running         tasks running on the delegate now
+     * @param completed       tasks that ran and returned normally
+     * @param failed          tasks that ran and threw (for {@code submit}, whose {@code Future}
+     *                        failed)
+     * @param cancelled       tasks whose {@code Future} was cancelled before or while they ran
+     * @param poolSize        the delegate's size in force ({@link PowerFlowExecutor#poolSize()}),
+     *                        or -1
+     * @param queueWaitP99    the p99 of the time tasks waited before they started (queue, rate
+     *                        limiter, slot) in the current window, milliseconds; {@code NaN} when
+     *                        empty
+     * @param lastObservedP99 the quantile the last observation fed the servo (the last completed
+     *                        window), milliseconds; {@code NaN} before the first
+     */
+    public record Stats(double rate, double minRate, double maxRate, double targetP99, double quantile,
+            int depth, int queueCapacity, long submitted, long admitted, long recorded, long dropped,
+            long observations, double p99, boolean saturated, long rejected, int running, long completed,
+            long failed, long cancelled, int poolSize, double queueWaitP99, double lastObservedP99) {
+    }
+
+    // ---------------------------------------------------------------- builder
+
+    /**
+     * Builds a {@link PowerFlowExecutor}. The flow-controller options have the names, defaults and
+     * validation of {@link PowerFlowController.Builder} (invalid values are refused when set);
+     * the executor's own are validated when set and again in {@link #build()}.
+     *
+     * <p>Not thread-safe.
+     */
+    public static final class Builder {
+        private final PowerFlowController.Builder<Runnable> flow = PowerFlowController.builder();
+        private double rate = Double.NaN;
+        private boolean minRateSet;
+        private double targetP99 = 50;
+        private double relativeAccuracy = 0.01;
+        private RateChangeListener onRateChange;
+        private Ticker ticker = Ticker.system();
+        private RateLimiter globalLimiter;
+        private Duration observeInterval = Duration.ofSeconds(1);
+        private ExecutorService delegate;
+        private Boolean ownsDelegate;
+        private PoolSizer poolSizer;
+        private int maxConcurrency;
+        private RejectionPolicy rejectionPolicy = RejectionPolicy.ABORT;
+        private boolean fixedRate;
+        private ScheduledExecutorService scheduler;
+        private String name;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the starting sustained rate (in fixed-rate mode, the rate). Required.
+         *
+         * @param rate task starts per second, finite and {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code rate} is not finite or not {@code > 0}
+         */
+        public Builder rate(double rate) {
+            flow.rate(rate);
+            this.rate = rate;
+            return this;
+        }
+
+        /**
+         * Sets the GCRA burst tolerance. Default 0.
+         *
+         * @param burst tasks, finite and {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code burst} is negative or not finite
+         */
+        public Builder burst(double burst) {
+            flow.burst(burst);
+            return this;
+        }
+
+        /**
+         * Sets the floor of the adaptive rate. Required unless {@link #fixedRate(boolean)}.
+         *
+         * @param minRate per second, finite and {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code minRate} is not finite or not {@code > 0}
+         */
+        public Builder minRate(double minRate) {
+            flow.minRate(minRate);
+            this.minRateSet = true;
+            return this;
+        }
+
+        /**
+         * Sets the ceiling of the adaptive rate. Default unbounded, but required in practice.
+         *
+         * @param maxRate per second, {@code > 0} (may be {@link Double#POSITIVE_INFINITY})
+         * @return this builder
+         * @throws IllegalArgumentException if {@code maxRate} is NaN or not {@code > 0}
+         */
+        public Builder maxRate(double maxRate) {
+            flow.maxRate(maxRate);
+            return this;
+        }
+
+        /**
+         * Sets the latency setpoint for the tasks' run time. Default 50 ms.
+         *
+         * @param targetP99 milliseconds, finite and {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code targetP99} is not finite or not {@code > 0}
+         */
+        public Builder targetP99(double targetP99) {
+            flow.targetP99(targetP99);
+            this.targetP99 = targetP99;
+            return this;
+        }
+
+        /**
+         * Sets the latency setpoint for the tasks' run time. Default 50 ms.
+         *
+         * @param targetP99 a positive duration
+         * @return this builder
+         * @throws NullPointerException     if {@code targetP99} is null
+         * @throws IllegalArgumentException if {@code targetP99} is not positive
+         */
+        public Builder targetP99(Duration targetP99) {
+            Objects.requireNonNull(targetP99, "targetP99");
+            return targetP99(targetP99.toNanos() / 1e6);
+        }
+
+        /**
+         * Sets which quantile of the window drives the loop. Default 0.99.
+         *
+         * @param quantile a value in {@code (0, 1]}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code quantile} is outside {@code (0, 1]}
+         */
+        public Builder quantile(double quantile) {
+            flow.quantile(quantile);
+            return this;
+        }
+
+        /**
+         * Sets the bound on the waiting queue. Default 100.
+         *
+         * @param queueCapacity tasks, {@code >= 1}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code queueCapacity < 1}
+         */
+        public Builder queueCapacity(int queueCapacity) {
+            flow.queueCapacity(queueCapacity);
+            return this;
+        }
+
+        /**
+         * Sets the proportional gain. Default 0.05.
+         *
+         * @param kp (tasks per second) per millisecond of latency error, finite and {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code kp} is negative or not finite
+         */
+        public Builder kp(double kp) {
+            flow.kp(kp);
+            return this;
+        }
+
+        /**
+         * Sets the integral gain. Default 0.001; it must be non-zero for the loop to hold a rate
+         * above the floor (see {@link PowerFlowController.Builder#ki(double)}).
+         *
+         * @param ki finite and {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code ki} is negative or not finite
+         */
+        public Builder ki(double ki) {
+            flow.ki(ki);
+            return this;
+        }
+
+        /**
+         * Sets the derivative gain. Default 0.
+         *
+         * @param kd finite and {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code kd} is negative or not finite
+         */
+        public Builder kd(double kd) {
+            flow.kd(kd);
+            return this;
+        }
+
+        /**
+         * Sets the low-pass coefficient on the derivative. Default 0.
+         *
+         * @param derivativeFilter a value in {@code [0, 1)}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code derivativeFilter} is outside {@code [0, 1)}
+         */
+        public Builder derivativeFilter(double derivativeFilter) {
+            flow.derivativeFilter(derivativeFilter);
+            return this;
+        }
+
+        /**
+         * Sets the relative accuracy of the run-time and queue-wait histograms. Default 0.01.
+         *
+         * @param relativeAccuracy a value in {@code (0, 1)}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code relativeAccuracy} is outside {@code (0, 1)}
+         */
+        public Builder relativeAccuracy(double relativeAccuracy) {
+            flow.relativeAccuracy(relativeAccuracy);
+            this.relativeAccuracy = relativeAccuracy;
+            return this;
+        }
+
+        /**
+         * Sets a listener called as {@code onRateChange(rate, previous)} when the loop moves the
+         * rate, on the observation thread, after the delegate has been resized. A listener that
+         * throws is reported and counted ({@link PowerFlowExecutor#callbackFailures()}) and stops
+         * nothing.
+         *
+         * @param onRateChange the listener, or {@code null} for none
+         * @return this builder
+         */
+        public Builder onRateChange(RateChangeListener onRateChange) {
+            this.onRateChange = onRateChange;
+            return this;
+        }
+
+        /**
+         * Sets the clock for the limiter, the run and wait times and the observation interval.
+         * Default {@link Ticker#system()}. (The dispatcher still parks in real time: a fake ticker
+         * is for driving the loop and the limiter from a test.)
+         *
+         * @param ticker the ticker
+         * @return this builder
+         * @throws NullPointerException if {@code ticker} is null
+         */
+        public Builder ticker(Ticker ticker) {
+            flow.ticker(ticker);
+            this.ticker = ticker;
+            return this;
+        }
+
+        /**
+         * Adds a limiter every admission must also pass (a fleet-wide ceiling). When it refuses
+         * while the local limiter would admit, the dispatcher retries after 1 ms.
+         *
+         * @param globalLimiter the extra limiter, or {@code null} for none
+         * @return this builder
+         */
+        public Builder globalLimiter(RateLimiter globalLimiter) {
+            flow.globalLimiter(globalLimiter);
+            this.globalLimiter = globalLimiter;
+            return this;
+        }
+
+        /**
+         * Sets how often the loop observes. Default 1 s. Each observation passes the servo the
+         * elapsed time measured with the ticker since the previous one, in milliseconds.
+         *
+         * @param observeInterval a positive duration
+         * @return this builder
+         * @throws NullPointerException     if {@code observeInterval} is null
+         * @throws IllegalArgumentException if {@code observeInterval} is not positive
+         */
+        public Builder observeInterval(Duration observeInterval) {
+            Objects.requireNonNull(observeInterval, "observeInterval");
+            if (observeInterval.isNegative() || observeInterval.isZero()) {
+                throw new IllegalArgumentException("observeInterval must be positive: " + observeInterval);
+            }
+            this.observeInterval = observeInterval;
+            return this;
+        }
+
+        /**
+         * Sets the executor the tasks run on. Default: one virtual thread per task under a
+         * concurrency bound the loop resizes. A {@link ThreadPoolExecutor} is resized and bounded
+         * (see the class description); any other executor is used as is. Not owned unless
+         * {@link #ownsDelegate(boolean)} says so.
+         *
+         * @param delegate the delegate
+         * @return this builder
+         * @throws NullPointerException if {@code delegate} is null
+         */
+        public Builder delegate(ExecutorService delegate) {
+            this.delegate = Objects.requireNonNull(delegate, "delegate");
+            return this;
+        }
+
+        /**
+         * Sets whether this executor owns the delegate: shuts it down when it terminates, and
+         * stops it in {@link PowerFlowExecutor#shutdownNow()}. Default {@code true} for the default
+         * delegate (which is always owned), {@code false} for a caller's.
+         *
+         * @param ownsDelegate whether the delegate is owned
+         * @return this builder
+         */
+        public Builder ownsDelegate(boolean ownsDelegate) {
+            this.ownsDelegate = ownsDelegate;
+            return this;
+        }
+
+        /**
+         * Sets the rate-to-size mapping for the delegate. Default
+         * {@link PoolSizer#littlesLaw(Duration, int, int) littlesLaw(targetP99, 1, maxConcurrency)}:
+         * {@code ceil(2 × rate × targetP99)}, within {@code [1, maxConcurrency]}.
+         *
+         * @param poolSizer the sizer
+         * @return this builder
+         * @throws NullPointerException if {@code poolSizer} is null
+         */
+        public Builder poolSizer(PoolSizer poolSizer) {
+            this.poolSizer = Objects.requireNonNull(poolSizer, "poolSizer");
+            return this;
+        }
+
+        /**
+         * Sets the ceiling of the default pool sizer. Default 10,000 for the default delegate;
+         * for a {@code ThreadPoolExecutor}, its maximum pool size at build time (at most 10,000).
+         * Ignored when a {@link #poolSizer(PoolSizer)} is set.
+         *
+         * @param maxConcurrency tasks, {@code >= 1}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code maxConcurrency < 1}
+         */
+        public Builder maxConcurrency(int maxConcurrency) {
+            if (maxConcurrency < 1) {
+                throw new IllegalArgumentException("maxConcurrency must be >= 1: " + maxConcurrency);
+            }
+            this.maxConcurrency = maxConcurrency;
+            return this;
+        }
+
+        /**
+         * Sets what happens to a task the full queue refuses. Default {@link RejectionPolicy#ABORT}.
+         *
+         * @param rejectionPolicy the policy
+         * @return this builder
+         * @throws NullPointerException if {@code rejectionPolicy} is null
+         */
+        public Builder rejectionPolicy(RejectionPolicy rejectionPolicy) {
+            this.rejectionPolicy = Objects.requireNonNull(rejectionPolicy, "rejectionPolicy");
+            return this;
+        }
+
+        /**
+         * Turns the feedback off: the rate stays at {@code rate}, and the tick only rolls the
+         * latency windows over. {@code minRate} is then optional. Default {@code false}.
+         *
+         * @param fixedRate whether the rate is fixed
+         * @return this builder
+         */
+        public Builder fixedRate(boolean fixedRate) {
+            this.fixedRate = fixedRate;
+            return this;
+        }
+
+        /**
+         * Sets the scheduler that runs the observation tick. Not owned: it is not shut down; the
+         * executor cancels its tick when it terminates. Default: an owned single daemon thread
+         * named {@code name-tick}.
+         *
+         * @param scheduler the scheduler
+         * @return this builder
+         * @throws NullPointerException if {@code scheduler} is null
+         */
+        public Builder scheduler(ScheduledExecutorService scheduler) {
+            this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+            return this;
+        }
+
+        /**
+         * Sets the name used for the executor's threads. Default {@code power-flow-N}.
+         *
+         * @param name a non-blank name
+         * @return this builder
+         * @throws NullPointerException     if {@code name} is null
+         * @throws IllegalArgumentException if {@code name} is blank
+         */
+        public Builder name(String name) {
+            Objects.requireNonNull(name, "name");
+            if (name.isBlank()) {
+                throw new IllegalArgumentException("name must not be blank: \"" + name + "\"");
+            }
+            this.name = name;
+            return this;
+        }
+
+        /**
+         * Builds and starts the executor: its dispatcher thread and its tick.
+         *
+         * @return a new executor
+         * @throws IllegalStateException    if {@code rate} (or, unless fixed-rate, {@code minRate})
+         *                                  was not set
+         * @throws IllegalArgumentException if the options contradict each other, as for
+         *                                  {@link PowerFlowController.Builder#build()}
+         */
+        public PowerFlowExecutor build() {
+            if (fixedRate && !minRateSet && !Double.isNaN(rate)) {
+                flow.minRate(rate / 2); // never used: the loop does not run
+            }
+            // Validate the controller's options before anything is started.
+            flow.onRateChange(null).build();
+            return new PowerFlowExecutor(this, flow);
+        }
+    }
+}

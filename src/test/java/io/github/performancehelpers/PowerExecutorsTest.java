@@ -1,0 +1,83 @@
+package io.github.performancehelpers;
+
+import static io.github.performancehelpers.PowerFlowExecutorTest.LONG_DELAY_MS;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The one-line factories and the Little's-law pool sizer. */
+class PowerExecutorsTest {
+
+    /** littlesLaw sizes at ceil(2 × rate × target), clamped to [min, max]. */
+    @Test
+    void littlesLawSizesWithTwiceTheHeadroom() {
+        PoolSizer s = PoolSizer.littlesLaw(Duration.ofMillis(50), 2, 40);
+        assertEquals(10, s.poolSize(100));   // 2 × 100/s × 0.05 s
+        assertEquals(11, s.poolSize(101));   // ceil(10.1)
+        assertEquals(2, s.poolSize(1));      // floor
+        assertEquals(40, s.poolSize(1e6));   // ceiling
+        assertEquals(40, s.poolSize(Double.MAX_VALUE));
+        assertEquals(2, s.poolSize(Double.NaN));
+    }
+
+    /** littlesLaw validates its arguments, naming them. */
+    @Test
+    void littlesLawValidates() {
+        assertThrows(NullPointerException.class, () -> PoolSizer.littlesLaw(null, 1, 2));
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
+                () -> PoolSizer.littlesLaw(Duration.ZERO, 1, 2));
+        assertEquals("targetLatency must be positive: PT0S", x.getMessage());
+        x = assertThrows(IllegalArgumentException.class, () -> PoolSizer.littlesLaw(Duration.ofMillis(1), 0, 2));
+        assertEquals("min must be >= 1: 0", x.getMessage());
+        x = assertThrows(IllegalArgumentException.class, () -> PoolSizer.littlesLaw(Duration.ofMillis(1), 3, 2));
+        assertEquals("max must be >= min: max=2, min=3", x.getMessage());
+    }
+
+    /** newFixedFlowPool(n, W): maxRate = rate = n / W, minRate = maxRate / 100, an owned pool of at most n threads. */
+    @Test
+    void newFixedFlowPoolDerivesItsSettings() throws Exception {
+        PowerFlowExecutor e;
+        try (PowerFlowExecutor executor = PowerExecutors.newFixedFlowPool(8, Duration.ofMillis(50))) {
+            e = executor;
+            PowerFlowExecutor.Stats st = executor.stats();
+            assertEquals(160, st.maxRate(), 1e-9);
+            assertEquals(160, st.rate(), 1e-9);
+            assertEquals(1.6, st.minRate(), 1e-9);
+            assertEquals(50, st.targetP99(), 1e-9);
+            assertEquals(10_000, st.queueCapacity());
+            assertEquals(8, st.poolSize()); // littlesLaw(50 ms, 1, 8) at 160/s is 16, clamped to 8
+            Future<String> f = executor.submit(() -> Thread.currentThread().getName());
+            String worker = f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+            assertTrue(worker.startsWith(executor.name() + "-worker-"), worker);
+        }
+        assertTrue(e.isTerminated());
+        assertEquals(0, PowerFlowExecutorTest.liveThreadsNamed(e.name() + "-"));
+    }
+
+    /** newVirtualFlowExecutor(W) runs each task on a virtual thread, under the default 10,000 ceiling. */
+    @Test
+    void newVirtualFlowExecutorRunsOnVirtualThreads() throws Exception {
+        try (ExecutorService executor = PowerExecutors.newVirtualFlowExecutor(Duration.ofMillis(20))) {
+            assertTrue(executor.submit(() -> Thread.currentThread().isVirtual()).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+            PowerFlowExecutor.Stats st = ((PowerFlowExecutor) executor).stats();
+            assertEquals(500_000, st.maxRate(), 1e-6); // 10,000 / 20 ms
+            assertEquals(10_000, st.poolSize());
+        }
+    }
+
+    /** The factories validate their arguments. */
+    @Test
+    void factoriesValidate() {
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
+                () -> PowerExecutors.newFixedFlowPool(0, Duration.ofMillis(1)));
+        assertEquals("nThreads must be >= 1: 0", x.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> PowerExecutors.newFixedFlowPool(1, Duration.ZERO));
+        assertThrows(NullPointerException.class, () -> PowerExecutors.newFixedFlowPool(1, null));
+        assertThrows(NullPointerException.class, () -> PowerExecutors.newVirtualFlowExecutor(null));
+        assertThrows(IllegalArgumentException.class, () -> PowerExecutors.newVirtualFlowExecutor(Duration.ofMillis(-1)));
+    }
+}

@@ -1,0 +1,376 @@
+package io.github.performancehelpers;
+
+import static io.github.performancehelpers.PowerFlowExecutorTest.LONG_DELAY_MS;
+import static io.github.performancehelpers.PowerFlowExecutorTest.await;
+import static io.github.performancehelpers.PowerFlowExecutorTest.terminate;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The closed loop inside {@link PowerFlowExecutor}: run times and queue waits, the tick, resizing
+ * the delegate as the rate moves, callback failures, and the builder. Driven by a fake ticker and
+ * a tick run by hand.
+ */
+class PowerFlowExecutorLoopTest {
+
+    /**
+     * Runs a task that takes {@code millis} of fake time, and waits until its run time is recorded
+     * (which happens just after its Future completes).
+     */
+    static void runTaking(PowerFlowExecutor e, FakeTicker t, long millis) throws Exception {
+        long recorded = e.stats().recorded();
+        e.submit(() -> t.advanceMillis(millis)).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        await(() -> e.stats().recorded() == recorded + 1);
+    }
+
+    static PowerFlowExecutor.Builder loop(FakeTicker t, ManualScheduler s) {
+        return PowerFlowExecutor.builder().rate(100).minRate(10).maxRate(200).targetP99(50).ticker(t).scheduler(s);
+    }
+
+    // ------------------------------------------------------------ what is measured
+
+    /** The latency recorded is the task's run time on the delegate, in ms, into the controller's window. */
+    @Test
+    void theRecordedLatencyIsTheRunTime() throws Exception {
+        FakeTicker t = new FakeTicker();
+        PowerFlowExecutor e = loop(t, new ManualScheduler()).build();
+        runTaking(e, t, 7);
+        await(() -> e.stats().recorded() == 1);
+        assertEquals(7.0, e.stats().p99(), 7.0 * 0.011);
+        terminate(e);
+    }
+
+    /** The time a task waits before it starts is tracked separately, as queueWaitP99, and is not fed to the loop. */
+    @Test
+    void theQueueWaitIsTrackedSeparately() throws Exception {
+        FakeTicker t = new FakeTicker();
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1000).minRate(1).ticker(t)
+                .scheduler(new ManualScheduler()).build();
+        e.submit(() -> { }).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS); // waited 0
+        Future<?> second = e.submit(() -> { });                        // wait for admission
+        Future<?> third = e.submit(() -> { });
+        await(() -> e.stats().depth() == 1);
+        t.advanceMillis(3);
+        second.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        third.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        await(() -> e.stats().recorded() == 3);
+        assertEquals(3.0, e.stats().queueWaitP99(), 3.0 * 0.011); // two of three waited 3 ms
+        assertEquals(0.0, e.stats().p99(), 1e-9); // run times: both 0 ms of fake time
+        terminate(e);
+    }
+
+    /** The tick observes with the elapsed time measured by the ticker; without elapsed time, nothing is observed. */
+    @Test
+    void theTickObservesOnlyWhenTimeHasPassed() throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = loop(t, s).build();
+        runTaking(e, t, 5);
+        t.set(0); // back to the construction reading: no time has passed
+        assertEquals(1, s.runPeriodic());
+        assertEquals(0, e.stats().observations());
+        t.advanceMillis(1000);
+        s.runPeriodic();
+        assertEquals(1, e.stats().observations());
+        assertEquals(5.0, e.stats().lastObservedP99(), 5.0 * 0.011);
+        assertTrue(Double.isNaN(e.stats().p99())); // the window was reset
+        terminate(e);
+    }
+
+    /** In fixed-rate mode the tick rolls the windows over but never moves the rate; minRate is optional. */
+    @Test
+    void fixedRateKeepsTheRate() throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).fixedRate(true).ticker(t).scheduler(s).build();
+        runTaking(e, t, 500);
+        t.advanceMillis(1000);
+        s.runPeriodic();
+        assertEquals(100, e.stats().rate());
+        assertEquals(0, e.stats().observations());
+        assertTrue(Double.isNaN(e.stats().p99()));
+        terminate(e);
+    }
+
+    // ------------------------------------------------------------ resizing
+
+    /** A caller's ThreadPoolExecutor is resized to the sizer's answer as the loop moves the rate, down and up. */
+    @Test
+    void aThreadPoolExecutorIsResizedAsTheRateMoves() throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(4, 20, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+        PoolSizer sizer = PoolSizer.littlesLaw(Duration.ofMillis(50), 1, 100);
+        PowerFlowExecutor e = loop(t, s).delegate(pool).build();
+        assertEquals(10, sizer.poolSize(100));
+        assertPoolSized(pool, 10, e);
+
+        List<Double> rates = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            runTaking(e, t, 5);
+            t.advanceMillis(1000);
+            s.runPeriodic();
+            rates.add(e.stats().rate());
+            assertPoolSized(pool, sizer.poolSize(e.stats().rate()), e);
+        }
+        assertEquals(10.0, rates.get(0), 1e-9); // cold start: kp × error alone, clamped to minRate
+        assertTrue(rates.get(1) > rates.get(0), rates.toString());
+        assertTrue(rates.get(2) > rates.get(1), rates.toString());
+        assertTrue(sizer.poolSize(rates.get(2)) > 1);
+        terminate(e);
+        assertFalse(pool.isShutdown()); // not owned
+        pool.shutdown();
+    }
+
+    static void assertPoolSized(ThreadPoolExecutor pool, int size, PowerFlowExecutor e) {
+        assertEquals(size, pool.getCorePoolSize());
+        assertEquals(size, pool.getMaximumPoolSize());
+        assertEquals(size, e.stats().poolSize());
+    }
+
+    /** The default delegate's concurrency bound follows the sizer as the rate moves. */
+    @Test
+    void theDefaultDelegatesBoundIsResizedAsTheRateMoves() throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = loop(t, s).poolSizer(rate -> (int) (rate / 5)).build();
+        assertEquals(20, e.stats().poolSize());
+        runTaking(e, t, 5);
+        t.advanceMillis(1000);
+        s.runPeriodic();
+        assertEquals(10.0, e.stats().rate(), 1e-9);
+        assertEquals(2, e.stats().poolSize());
+        terminate(e);
+    }
+
+    /** The default delegate never runs more tasks at once than its bound. */
+    @Test
+    void theDefaultDelegateHonoursItsBound() throws Exception {
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
+                .poolSizer(rate -> 3).scheduler(new ManualScheduler()).build();
+        AtomicInteger now = new AtomicInteger();
+        AtomicInteger peak = new AtomicInteger();
+        List<Future<?>> fs = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            fs.add(e.submit(() -> {
+                peak.accumulateAndGet(now.incrementAndGet(), Math::max);
+                Thread.sleep(2);
+                now.decrementAndGet();
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) {
+            f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        }
+        assertTrue(peak.get() <= 3, "peak " + peak.get());
+        terminate(e);
+    }
+
+    /** A sizer's answer below 1 is taken as 1, so the executor never stops. */
+    @Test
+    void aSizerAnswerBelowOneIsOne() throws Exception {
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1000).minRate(1).poolSizer(rate -> 0)
+                .scheduler(new ManualScheduler()).build();
+        assertEquals(1, e.stats().poolSize());
+        assertEquals(1, e.submit(() -> 1).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        terminate(e);
+    }
+
+    // ------------------------------------------------------------ callbacks
+
+    /** The user's onRateChange is called after the resize; one that throws is counted and stops neither the loop nor the dispatcher. */
+    @Test
+    void aThrowingRateListenerIsCountedAndStopsNothing() throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        List<double[]> calls = new ArrayList<>();
+        PowerFlowExecutor e = loop(t, s).poolSizer(rate -> (int) rate).onRateChange((rate, previous) -> {
+            calls.add(new double[] {rate, previous});
+            throw new IllegalStateException("listener boom");
+        }).build();
+        runTaking(e, t, 5);
+        t.advanceMillis(1000);
+        s.runPeriodic();
+        assertEquals(1, calls.size());
+        assertArrayEquals(new double[] {10, 100}, calls.get(0), 1e-9);
+        assertEquals(10, e.stats().poolSize()); // resized before the listener ran
+        assertEquals(1, e.callbackFailures());
+        runTaking(e, t, 5);
+        t.advanceMillis(1000);
+        s.runPeriodic();
+        assertEquals(2, e.stats().observations());
+        assertEquals(2, e.callbackFailures());
+        terminate(e);
+    }
+
+    /** A pool sizer that throws is counted; the size stays, the rate still changes, and the loop goes on. */
+    @Test
+    void aThrowingPoolSizerIsCountedAndStopsNothing() throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        AtomicInteger calls = new AtomicInteger();
+        PowerFlowExecutor e = loop(t, s).poolSizer(rate -> {
+            if (calls.getAndIncrement() > 0) {
+                throw new IllegalStateException("sizer boom");
+            }
+            return 7;
+        }).build();
+        runTaking(e, t, 5);
+        t.advanceMillis(1000);
+        s.runPeriodic();
+        assertEquals(10.0, e.stats().rate(), 1e-9);
+        assertEquals(7, e.stats().poolSize());
+        assertEquals(1, e.callbackFailures());
+        runTaking(e, t, 5);
+        terminate(e);
+    }
+
+    /** A rate change wakes a dispatcher that is already waiting for admission: the new rate applies at once. */
+    @Test
+    void aRateChangeWakesAWaitingDispatcher() throws Exception {
+        ManualScheduler s = new ManualScheduler();
+        // kp so high that one observation with any latency under target drives the rate to maxRate.
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(0.5).minRate(0.1).maxRate(1000).targetP99(50)
+                .kp(1000).ki(0).scheduler(s).build();
+        e.submit(() -> { }).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        AtomicLong startedAt = new AtomicLong();
+        Future<?> waiting = e.submit(() -> startedAt.set(System.nanoTime()));
+        await(() -> e.stats().depth() == 0); // held: the next admission is 2 s away at 0.5/s
+        long tickAt = System.nanoTime();
+        s.runPeriodic();
+        assertEquals(1000, e.stats().rate(), 1e-9);
+        waiting.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        long afterTickMs = (startedAt.get() - tickAt) / 1_000_000;
+        assertTrue(afterTickMs < 1000, "started " + afterTickMs + " ms after the rate change; 2000 without the wake-up");
+        terminate(e);
+    }
+
+    /** The tick survives a throwing observation: it is counted and the next tick runs. */
+    @Test
+    void aFailingTickIsCountedAndTheNextRuns() throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = loop(t, s).build();
+        runTaking(e, t, 5);
+        t.advanceNanos(Long.MAX_VALUE / 2); // an absurd elapsed time still observes; nothing may throw out of the tick
+        s.runPeriodic();
+        s.runPeriodic();
+        runTaking(e, t, 5);
+        t.advanceMillis(1000);
+        s.runPeriodic();
+        assertTrue(e.stats().observations() >= 1);
+        terminate(e);
+    }
+
+    /** The tick is cancelled at termination, and a caller's scheduler is not shut down. */
+    @Test
+    void terminationCancelsTheTickButKeepsACallersScheduler() throws Exception {
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).minRate(1).scheduler(s).build();
+        e.close();
+        assertTrue(s.periodic.get(0).isCancelled());
+        assertFalse(s.isShutdown());
+        assertEquals(0, s.runPeriodic());
+    }
+
+    // ------------------------------------------------------------ builder
+
+    /** rate and minRate are required, as for the flow controller; in fixed-rate mode only rate is. */
+    @Test
+    void rateAndMinRateAreRequired() {
+        assertThrows(IllegalStateException.class, () -> PowerFlowExecutor.builder().minRate(1).build());
+        assertThrows(IllegalStateException.class, () -> PowerFlowExecutor.builder().rate(10).build());
+        assertThrows(IllegalStateException.class, () -> PowerFlowExecutor.builder().fixedRate(true).build());
+    }
+
+    /** The flow-controller options are validated with the controller's messages, and nothing starts on a bad build. */
+    @Test
+    void flowOptionsAreValidatedAsTheControllersAre() {
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().rate(Double.NaN));
+        assertEquals("rate must be finite and > 0: NaN", x.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().minRate(0));
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().maxRate(-1));
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().burst(-1));
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().targetP99(0));
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().targetP99(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().quantile(1.5));
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().queueCapacity(0));
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().kp(-1));
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().ki(Double.POSITIVE_INFINITY));
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().kd(-1));
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().derivativeFilter(1));
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().relativeAccuracy(0));
+        assertThrows(NullPointerException.class, () -> PowerFlowExecutor.builder().ticker(null));
+        IllegalArgumentException cross = assertThrows(IllegalArgumentException.class,
+                () -> PowerFlowExecutor.builder().rate(5).minRate(10).name("never-started").build());
+        assertTrue(cross.getMessage().contains("rate must be within"), cross.getMessage());
+        assertEquals(0, PowerFlowExecutorTest.liveThreadsNamed("never-started"));
+    }
+
+    /** The executor's own options are validated, naming the option and the value. */
+    @Test
+    void executorOptionsAreValidated() {
+        IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
+                () -> PowerFlowExecutor.builder().observeInterval(Duration.ZERO));
+        assertEquals("observeInterval must be positive: PT0S", x.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().observeInterval(Duration.ofMillis(-1)));
+        x = assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().maxConcurrency(0));
+        assertEquals("maxConcurrency must be >= 1: 0", x.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> PowerFlowExecutor.builder().name(" "));
+        NullPointerException n = assertThrows(NullPointerException.class, () -> PowerFlowExecutor.builder().observeInterval(null));
+        assertEquals("observeInterval", n.getMessage());
+        assertThrows(NullPointerException.class, () -> PowerFlowExecutor.builder().delegate(null));
+        assertThrows(NullPointerException.class, () -> PowerFlowExecutor.builder().poolSizer(null));
+        assertThrows(NullPointerException.class, () -> PowerFlowExecutor.builder().rejectionPolicy(null));
+        assertThrows(NullPointerException.class, () -> PowerFlowExecutor.builder().scheduler(null));
+        assertThrows(NullPointerException.class, () -> PowerFlowExecutor.builder().name(null));
+    }
+
+    /** The default name is power-flow-N and the threads carry it. */
+    @Test
+    void theDefaultNameIsPowerFlowN() throws Exception {
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).minRate(1).scheduler(new ManualScheduler()).build();
+        assertTrue(e.name().matches("power-flow-\\d+"), e.name());
+        assertEquals(e.name() + "-dispatcher", e.dispatcherThread().getName());
+        CountDownLatch ran = new CountDownLatch(1);
+        String[] worker = new String[1];
+        e.execute(() -> {
+            worker[0] = Thread.currentThread().getName();
+            ran.countDown();
+        });
+        assertTrue(ran.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        assertTrue(worker[0].startsWith(e.name() + "-worker-"), worker[0]);
+        terminate(e);
+    }
+
+    /** stats() carries the controller's configuration through. */
+    @Test
+    void statsCarryTheControllersFields() throws Exception {
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).minRate(5).maxRate(800).targetP99(30)
+                .quantile(0.95).queueCapacity(256).scheduler(new ManualScheduler()).build();
+        PowerFlowExecutor.Stats st = e.stats();
+        assertEquals(100, st.rate());
+        assertEquals(5, st.minRate());
+        assertEquals(800, st.maxRate());
+        assertEquals(30, st.targetP99());
+        assertEquals(0.95, st.quantile());
+        assertEquals(256, st.queueCapacity());
+        assertEquals(0, st.submitted());
+        assertTrue(Double.isNaN(st.lastObservedP99()));
+        assertTrue(Double.isNaN(st.queueWaitP99()));
+        assertSame(e.controller(), e.controller());
+        assertEquals(100, e.controller().rate());
+        terminate(e);
+    }
+}
