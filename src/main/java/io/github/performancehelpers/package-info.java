@@ -7,6 +7,11 @@
  * <caption>What each type is for, and what to use instead when it is not the right tool</caption>
  * <thead><tr><th>Type</th><th>Use it when</th><th>Use instead</th></tr></thead>
  * <tbody>
+ * <tr><td>{@link PowerFlowExecutor}, {@link PowerExecutors}</td>
+ *     <td>an {@link java.util.concurrent.ExecutorService} in front of a downstream with a latency
+ *         target but no known capacity: the executor finds and holds the rate for you</td>
+ *     <td>a fixed concurrency and no target: {@link java.util.concurrent.Executors}; a fixed rate
+ *         you have measured: {@link PowerGCRA} in front of your own pool</td></tr>
  * <tr><td>{@link PowerFlowController}</td>
  *     <td>you run the work yourself and want the loop (queue, pacing, latency feedback) to pick
  *         the rate</td>
@@ -40,7 +45,8 @@
  * </tbody>
  * </table>
  *
- * <p>Supporting types: {@link RateLimiter} (the limiter shape shared by {@link PowerGCRA},
+ * <p>Supporting types: {@link PoolSizer} and {@link RejectionPolicy} (executor options),
+ * {@link RateLimiter} (the limiter shape shared by {@link PowerGCRA},
  * {@link RedisGCRA} and {@link PowerRateLimit}), {@link Take} (an admission or the exact wait),
  * {@link Ticker} (the injected nanosecond clock), {@link RateChangeListener},
  * {@link QueueFullException} (a {@link java.util.concurrent.RejectedExecutionException}) and
@@ -62,7 +68,10 @@
  * <li>{@code stats()} returns an immutable record.</li>
  * </ul>
  *
- * <h2>Example</h2>
+ * <h2>Examples</h2>
+ * The executor, in try-with-resources:
+ * {@snippet class=io.github.performancehelpers.snippets.DocSnippetsTest region=quickstart}
+ * A rate limiter alone:
  * {@snippet class=io.github.performancehelpers.snippets.DocSnippetsTest region=gcra}
  *
  * @since 0.1.0

@@ -3,11 +3,14 @@ package io.github.performancehelpers.snippets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.performancehelpers.PowerFlowExecutor;
 import io.github.performancehelpers.PowerGCRA;
 import io.github.performancehelpers.Take;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -26,6 +29,42 @@ class DocSnippetsTest {
 
     private final List<Request> handled = new ArrayList<>();
     private final List<Duration> retryAfters = new ArrayList<>();
+    private final List<String> used = new ArrayList<>();
+
+    private static String callDownstream(Request request) throws InterruptedException {
+        Thread.sleep(2); // a call to a database or a partner API
+        return "reply " + request.id();
+    }
+
+    private void use(String reply) {
+        used.add(reply);
+    }
+
+    /**
+     * Region "quickstart": every task submitted to the executor runs and its result comes back
+     * through its Future. (That close() leaves no thread behind is proved by the module-path
+     * consumer, src/it, whose JVM must exit by itself.)
+     */
+    @Test
+    void quickStartRunsEveryTaskAndReturnsEveryResult() throws InterruptedException, ExecutionException {
+        List<Request> requests = IntStream.range(0, 30).mapToObj(Request::new).toList();
+        // @start region="quickstart"
+        try (PowerFlowExecutor executor = PowerFlowExecutor.builder()
+                .rate(200)                          // start 200 tasks per second at first,
+                .minRate(20).maxRate(2_000)         // then let the loop move the rate in [20, 2000]
+                .targetP99(Duration.ofMillis(50))   // to hold the tasks' p99 run time at 50 ms
+                .build()) {
+            List<Future<String>> replies = new ArrayList<>();
+            for (Request request : requests) {
+                replies.add(executor.submit(() -> callDownstream(request)));
+            }
+            for (Future<String> reply : replies) {
+                use(reply.get());
+            }
+        } // close(): waits for the tasks still queued or running, then stops the executor's threads
+        // @end
+        assertEquals(IntStream.range(0, 30).mapToObj(i -> "reply " + i).toList(), used);
+    }
 
     private void handle(Request request) {
         handled.add(request);
