@@ -3,6 +3,7 @@ package io.github.performancehelpers.snippets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.github.performancehelpers.PowerExecutors;
 import io.github.performancehelpers.PowerFlowExecutor;
 import io.github.performancehelpers.PowerGCRA;
 import io.github.performancehelpers.Take;
@@ -27,6 +28,15 @@ class DocSnippetsTest {
     record Request(int id) {
     }
 
+    /** A reply of the examples. */
+    record Response(String body) {
+    }
+
+    /** The downstream of the examples: a database or partner API client. */
+    interface Client {
+        Response call(Request request) throws InterruptedException;
+    }
+
     private final List<Request> handled = new ArrayList<>();
     private final List<Duration> retryAfters = new ArrayList<>();
     private final List<String> used = new ArrayList<>();
@@ -38,6 +48,29 @@ class DocSnippetsTest {
 
     private void use(String reply) {
         used.add(reply);
+    }
+
+    private void use(Response response) {
+        used.add(response.body());
+    }
+
+    /**
+     * Region "fixedpool": the one-line replacement for a fixed thread pool runs the task on one of
+     * its own worker threads and hands its result back through the Future.
+     */
+    @Test
+    void fixedFlowPoolReplacesAFixedThreadPoolInOneLine() throws InterruptedException, ExecutionException {
+        Request request = new Request(7);
+        Client client = r -> new Response("reply " + r.id() + " from " + Thread.currentThread().getName());
+        // @start region="fixedpool"
+        // Before: ExecutorService executor = Executors.newFixedThreadPool(8);
+        try (PowerFlowExecutor executor = PowerExecutors.newFixedFlowPool(8, Duration.ofMillis(50))) {
+            Future<Response> f = executor.submit(() -> client.call(request)); // QueueFullException when shedding
+            use(f.get());
+        } // close(): waits for queued and running tasks, as ExecutorService.close() does
+        // @end
+        assertEquals(1, used.size());
+        assertTrue(used.get(0).startsWith("reply 7 from power-flow-"), used.get(0));
     }
 
     /**
