@@ -82,7 +82,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * that time. The bound is 20 ms rather than the few tens of microseconds of an ordinary wake-up
  * because on a loaded machine a thread is routinely kept off a CPU for one scheduler period (a
  * few to tens of milliseconds), and every stall beyond the bound is lost from the long-run rate
- * for good. A rate change wakes the dispatcher, so it takes
+ * for good. Below 100/s, where one emission interval is longer than 20 ms, the bound is two
+ * intervals instead, so that one late wake-up never costs a whole admission. A rate change wakes the dispatcher, so it takes
  * effect at once, also when the dispatcher is already waiting. The dispatcher is a virtual thread,
  * so it shares the carrier threads with the default delegate's tasks: CPU-bound tasks that keep
  * every carrier busy delay it (use a {@code ThreadPoolExecutor} delegate for such work).
@@ -420,7 +421,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
 
         // 2. Wait until the limiter admits it; a cancelled task is skipped without admission.
-        long catchUp = wasWaiting ? MAX_CATCH_UP_NANOS : 0L;
+        long catchUp = wasWaiting ? catchUpNanos() : 0L;
         int dueButRefused = 0;
         for (;;) {
             if (job.isCancelled()) {
@@ -447,7 +448,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 LockSupport.parkNanos(this, wait);
             }
             Thread.interrupted();
-            catchUp = MAX_CATCH_UP_NANOS; // the task waited throughout
+            catchUp = catchUpNanos(); // the task waited throughout
         }
 
         // 3. Wait for a slot in the delegate.
@@ -489,6 +490,16 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             dispatchLock.unlock();
         }
         return true;
+    }
+
+    /**
+     * The lateness the limiter may catch up: {@link #MAX_CATCH_UP}, or two emission intervals at
+     * rates below 100/s, where one interval is longer than the bound and a wake-up late by more
+     * than the bound would otherwise lose a whole admission (at most two extra admissions).
+     */
+    private long catchUpNanos() {
+        double twoIntervals = 2e9 / controller.rate();
+        return twoIntervals > MAX_CATCH_UP_NANOS ? (long) Math.min(twoIntervals, 0x1p30) : MAX_CATCH_UP_NANOS;
     }
 
     /** Drops the held task if the dispatcher still holds it; false if shutdownNow() took it. */

@@ -1,0 +1,61 @@
+package io.github.performancehelpers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.github.performancehelpers.bench.ClosedLoopBench;
+import io.github.performancehelpers.bench.ExecutorThroughputBenchmark;
+import io.github.performancehelpers.bench.PacingBench;
+import io.github.performancehelpers.bench.SubmitLatencyBench;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The CI-sized smoke run of the executor benchmarks (issue 8): each bench's logic runs with tiny
+ * durations so that it keeps compiling and running. Only the shape of the output is asserted,
+ * never a figure: the published figures come from the full runs in benchmarks/executor.md.
+ */
+class ExecutorBenchSmokeTest {
+
+    /** Every throughput contender completes every task of its batches, trivial and 10 µs. */
+    @Test
+    void throughputBenchmarkLogicCompletesEveryTask() throws InterruptedException {
+        for (String impl : List.of("fixed", "flowFixed", "virtual", "flowVirtual")) {
+            for (long work : new long[] {0, 10_000}) {
+                assertEquals(2L * 2 * ExecutorThroughputBenchmark.BATCH,
+                        ExecutorThroughputBenchmark.smoke(impl, work, 2, 2), impl + " " + work);
+            }
+        }
+    }
+
+    /** The submit-to-start bench produces one row per contender. */
+    @Test
+    void submitLatencyBenchProducesItsTable() throws InterruptedException {
+        List<SubmitLatencyBench.Row> rows = SubmitLatencyBench.run(0.2, 2_000, 2);
+        assertEquals(4, rows.size());
+        assertTrue(SubmitLatencyBench.table(rows).contains("| flowVirtual |"));
+    }
+
+    /** The pacing bench produces one row per rate, each with admissions counted. */
+    @Test
+    void pacingBenchProducesItsTable() throws InterruptedException {
+        List<PacingBench.Row> rows = PacingBench.run(new double[] {100, 10_000}, Duration.ofMillis(100),
+                Duration.ofMillis(300));
+        assertEquals(2, rows.size());
+        assertTrue(rows.get(1).handoffs() > 1, "no admission counted");
+        assertTrue(PacingBench.table(rows).contains("| 10,000 |"));
+    }
+
+    /** The closed-loop bench runs its four contenders through both phases and tabulates them. */
+    @Test
+    void closedLoopBenchProducesItsTable() throws Exception {
+        ClosedLoopBench.Config config = ClosedLoopBench.Config.standard(2);
+        List<ClosedLoopBench.Result> results = ClosedLoopBench.run(config);
+        assertEquals(4, results.size());
+        String table = ClosedLoopBench.table(config, results);
+        for (String name : List.of("fixedPool", "netflix", "flowPool", "flowDefaults")) {
+            assertTrue(table.contains("| " + name + " |"), name);
+        }
+    }
+}
