@@ -17,6 +17,8 @@ package io.github.performancehelpers;
  *
  * <p>Implementations are thread-safe: any thread may release a permit, and concurrent calls
  * still release it once.
+ *
+ * @since 0.1.0
  */
 public interface Permit extends AutoCloseable {
 

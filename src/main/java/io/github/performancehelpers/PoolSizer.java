@@ -14,6 +14,8 @@ import java.util.Objects;
  *
  * <p>Implementations must be thread-safe if they are shared between executors; one executor
  * calls its sizer from one thread at a time.
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface PoolSizer {

@@ -101,6 +101,8 @@ import java.util.function.Consumer;
  * <p>This class is thread-safe. All state is guarded by one {@link ReentrantLock} (never a
  * monitor, so virtual threads do not pin); futures are completed outside the lock, so callbacks
  * chained on an {@link #acquire()} future never run while the lock is held.
+ *
+ * @since 0.1.0
  */
 public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> {
 

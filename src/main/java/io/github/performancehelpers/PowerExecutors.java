@@ -43,6 +43,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Use {@link PowerFlowExecutor#builder()} for anything else.
  *
  * <p>Thread-safety: the factories may be called from any thread.
+ *
+ * @since 0.1.0
  */
 public final class PowerExecutors {
 

@@ -74,6 +74,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * take it.
  *
  * @param <T> the type of queued item
+ * @since 0.1.0
  */
 public final class PowerFlowController<T> implements AutoCloseable {
 

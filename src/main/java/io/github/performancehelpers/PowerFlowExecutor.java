@@ -119,6 +119,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *     the delegate; if it begins running after {@code shutdownNow()}, it runs with its thread
  *     interrupted, as a {@code ThreadPoolExecutor} worker does.</li>
  * </ul>
+ *
+ * @since 0.1.0
  */
 public final class PowerFlowExecutor extends AbstractExecutorService implements AutoCloseable {
 

@@ -72,6 +72,8 @@ import java.util.function.LongConsumer;
  * The TAT is kept in fixed point with up to 24 fractional bits per nanosecond, so rates whose
  * emission interval is not a whole number of nanoseconds (3/s, 7/s, 300000/7 per second) hold
  * their rate over long runs: the per-operation rounding error is below 2<sup>-24</sup> ns.
+ *
+ * @since 0.1.0
  */
 public final class PowerGCRA implements RateLimiter, AutoCloseable {
 

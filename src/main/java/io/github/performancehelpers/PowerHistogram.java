@@ -68,6 +68,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * default accuracy of 1% the whole state is about 23.8 KiB for the default range (1,498 longs per
  * interval) and about 17.6 KiB for 1 µs to 1 hour (1,102 longs). Memory grows as
  * {@code 1 / relativeAccuracy}: 0.1% over the default range takes about 234 KiB.
+ *
+ * @since 0.1.0
  */
 public final class PowerHistogram {
 

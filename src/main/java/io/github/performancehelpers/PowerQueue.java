@@ -30,6 +30,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link #remove(Object)} is meant for cancellation, not as a fast path (see there).
  *
  * @param <E> the element type
+ * @since 0.1.0
  */
 public final class PowerQueue<E> {
 

@@ -39,6 +39,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Thread-safe. Concurrent {@code tryConsume} calls on one composite are serialized by a
  * {@link ReentrantLock} (never {@code synchronized}, so virtual threads do not pin); the
  * components themselves stay lock-free for their other users.
+ *
+ * @since 0.1.0
  */
 public final class PowerRateLimit implements RateLimiter {
 

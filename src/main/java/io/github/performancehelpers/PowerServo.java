@@ -58,6 +58,8 @@ package io.github.performancehelpers;
  * <p><b>SINGLE-THREADED.</b> A servo is not thread-safe: one caller at a time steps it and reads
  * it, or the caller provides the synchronisation (the flow controller serialises its calls). The
  * configuration accessors are immutable and may be read from any thread.
+ *
+ * @since 0.1.0
  */
 public final class PowerServo {
 

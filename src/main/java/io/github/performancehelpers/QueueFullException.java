@@ -9,6 +9,8 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p>It is a {@link RejectedExecutionException}, so code that already handles an executor's
  * rejection handles this one too.
+ *
+ * @since 0.1.0
  */
 public class QueueFullException extends RejectedExecutionException {
 

@@ -6,6 +6,8 @@ package io.github.performancehelpers;
  * <p>Called on the thread that ran the observation, after the new rate is in force. A listener
  * that throws does not break the loop: the failure is reported through {@link System.Logger} and
  * counted, and the rate stays changed.
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface RateChangeListener {

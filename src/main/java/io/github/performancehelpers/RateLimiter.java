@@ -8,6 +8,8 @@ package io.github.performancehelpers;
  * succeeds: refusing to admit nothing would be a refusal with no defect behind it.
  *
  * <p>Implementations are thread-safe.
+ *
+ * @since 0.1.0
  */
 public interface RateLimiter {
 

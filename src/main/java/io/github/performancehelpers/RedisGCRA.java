@@ -73,6 +73,8 @@ import java.util.concurrent.atomic.LongAdder;
  * Redis, and other instances may consume between two calls. Prefer {@link #take(long)}, which
  * decides and reports the wait in one atomic step, over {@code available()} followed by
  * {@code tryConsume()}.
+ *
+ * @since 0.1.0
  */
 public final class RedisGCRA implements RateLimiter {
 

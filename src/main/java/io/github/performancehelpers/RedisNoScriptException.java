@@ -10,6 +10,8 @@ import java.io.Serial;
  * <p>Most bridges never need it: RedisGCRA also recognises any exception whose message (or whose
  * cause's message) starts with {@code NOSCRIPT}, which is how Jedis, Lettuce and Redisson report
  * it. Throw this one from a bridge whose client words the error differently.
+ *
+ * @since 0.1.0
  */
 public class RedisNoScriptException extends RuntimeException {
 

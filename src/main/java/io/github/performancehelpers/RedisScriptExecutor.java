@@ -33,6 +33,8 @@ import java.util.Objects;
  *
  * <p>Implementations must be thread-safe: {@link RedisGCRA} calls them from many threads at once
  * (a pooled or multiplexed client, not a single Jedis connection).
+ *
+ * @since 0.1.0
  */
 public interface RedisScriptExecutor {
 

@@ -11,6 +11,8 @@ package io.github.performancehelpers;
  * <p>No policy leaves a {@link java.util.concurrent.Future} that can never complete: a policy
  * that drops a task cancels it if it is a {@code Future}. That is why this is a closed set rather
  * than an interface.
+ *
+ * @since 0.1.0
  */
 public enum RejectionPolicy {
 

@@ -10,6 +10,7 @@ import java.time.Duration;
  * @param ok              {@code true} if the request was admitted (and its cost consumed)
  * @param retryAfterNanos {@code 0} when {@code ok}; otherwise the nanoseconds after which the same
  *                        request would be admitted, assuming nothing else consumes meanwhile
+ * @since 0.1.0
  */
 public record Take(boolean ok, long retryAfterNanos) {
 

@@ -11,6 +11,8 @@ package io.github.performancehelpers;
  * <p>Implementations must be thread-safe: several threads may call {@link #read()} at once.
  * A ticker whose readings go backwards is tolerated by the types that read it, each of which
  * documents what it does in that case.
+ *
+ * @since 0.1.0
  */
 @FunctionalInterface
 public interface Ticker {
