@@ -47,7 +47,7 @@ public final class ModuleCheck {
      * The modules the library requires. Changing module-info's requires means changing this set,
      * and the JPMS section of the README (docs/release.md) with it.
      */
-    static final Set<String> EXPECTED_REQUIRES = Set.of("java.base");
+    static final Set<String> EXPECTED_REQUIRES = Set.of("java.base", "java.management", "jdk.jfr");
     /** A consumer that has not exited by then is a failure (a thread kept the JVM alive). */
     static final long RUN_TIMEOUT_SECONDS = 120;
 

@@ -20,6 +20,8 @@ import java.util.function.Supplier;
  *
  * <p><b>Thread-safety:</b> thread-safe; registering, closing and reading never block one another
  * beyond a {@link ConcurrentHashMap} operation.
+ *
+ * @since 0.1.0
  */
 public final class InMemoryMetricsCollector implements MetricsCollector {
 

@@ -40,6 +40,8 @@ import java.util.function.LongSupplier;
  * <p><b>Thread-safety:</b> implementations must be thread-safe, and a supplier may be called from
  * any thread at any time until its registration is closed (and, racing with the close, once
  * after). The suppliers this library registers are thread-safe, never block, and never throw.
+ *
+ * @since 0.1.0
  */
 public interface MetricsCollector {
 

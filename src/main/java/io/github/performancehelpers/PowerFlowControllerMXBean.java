@@ -8,6 +8,8 @@ package io.github.performancehelpers;
  * JMX client show it without the library on their class path. Attributes are read live.
  *
  * <p><b>Thread-safety:</b> every getter is thread-safe and non-blocking.
+ *
+ * @since 0.1.0
  */
 public interface PowerFlowControllerMXBean {
 

@@ -9,6 +9,8 @@ package io.github.performancehelpers;
  * staleness check ({@link #isStale()}).
  *
  * <p><b>Thread-safety:</b> every getter is thread-safe and non-blocking.
+ *
+ * @since 0.1.0
  */
 public interface PowerFlowExecutorMXBean {
 
