@@ -71,7 +71,7 @@ class JfrEventsTest {
         List<RecordedEvent> events = record(name, List.of(OBSERVATION, RATE_CHANGE, DROPS, STALE), () -> {
             runTaking(e, t, 500);
             t.advanceMillis(500);
-            s.runPeriodic();
+            s.runAll();
         });
         terminate(e);
         List<RecordedEvent> obs = ofType(events, OBSERVATION);
@@ -106,11 +106,11 @@ class JfrEventsTest {
             }
             assertEquals(5, e.stats().dropped());
             t.advanceMillis(1000);
-            s.runPeriodic();           // one event: 5 drops
-            s.runPeriodic();           // no drops since: no event
+            s.runAll();           // one event: 5 drops
+            s.runAll();           // no drops since: no event
             dropOnce(e);               // the tick let time pass: fill the queue again
             t.advanceMillis(1000);
-            s.runPeriodic();           // one event: 1 drop
+            s.runAll();           // one event: 1 drop
         });
         terminate(e);
         List<RecordedEvent> drops = ofType(events, DROPS);
@@ -146,7 +146,7 @@ class JfrEventsTest {
             t.advanceMillis(4000);
             assertTrue(e.isStale());
             assertTrue(e.isStale());
-            s.runPeriodic();
+            s.runAll();
             assertFalse(e.isStale());
         });
         terminate(e);

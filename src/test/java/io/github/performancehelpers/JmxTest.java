@@ -49,7 +49,7 @@ class JmxTest {
         runTaking(e, t, 500);
         await(() -> e.stats().completed() == 1); // counted just after the run time is recorded
         t.advanceMillis(500);
-        s.runPeriodic();
+        s.runAll();
         assertEquals(1L, SERVER.getAttribute(on, "Completed"));
         assertEquals(1L, SERVER.getAttribute(on, "Observations"));
         assertEquals(10.0, SERVER.getAttribute(on, "Rate"));
@@ -107,7 +107,7 @@ class JmxTest {
         IllegalStateException ex = assertThrows(IllegalStateException.class, () -> PowerFlowExecutor.builder()
                 .rate(50).minRate(10).ticker(new FakeTicker()).scheduler(s2).name(name).jmx(true).build());
         assertTrue(ex.getMessage().contains(executorName(name).toString()), ex.getMessage());
-        assertTrue(s2.periodic.isEmpty(), "the refused executor must not have started");
+        assertTrue(s2.all().isEmpty(), "the refused executor must not have started");
         assertEquals(100.0, SERVER.getAttribute(executorName(name), "Rate"), "still the first executor");
         terminate(first);
         assertFalse(SERVER.isRegistered(executorName(name)));

@@ -1,75 +1,150 @@
 package io.github.performancehelpers;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Delayed;
-import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A {@link ScheduledExecutorService} that never runs anything by itself: a test runs the
- * periodic tasks by hand with {@link #runPeriodic()}. Only periodic scheduling is supported.
+ * A {@link ScheduledExecutorService} whose tasks never run on their own: a test runs every live
+ * (not cancelled) task once, on the calling thread, with {@link #runAll()}. Thread-safe, so a
+ * stress test may run ticks from its own thread while others use the component under test.
+ * {@link #execute} runs the command inline; after {@link #shutdown()} scheduling is rejected.
  */
 final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
 
-    final List<Periodic> periodic = new CopyOnWriteArrayList<>();
-    private volatile boolean shutdown;
+    /** A scheduled task and how it was scheduled. */
+    final class Task implements ScheduledFuture<Object> {
+        final Runnable body;
+        final long initialDelayNanos;
+        final long periodNanos;
+        volatile boolean cancelled;
+        volatile int runs;
 
-    /** Runs every periodic task that is not cancelled, once, on the calling thread. */
-    int runPeriodic() {
-        int n = 0;
-        for (Periodic p : periodic) {
-            if (!p.isCancelled()) {
-                p.command.run();
-                n++;
-            }
+        Task(Runnable body, long initialDelayNanos, long periodNanos) {
+            this.body = body;
+            this.initialDelayNanos = initialDelayNanos;
+            this.periodNanos = periodNanos;
         }
-        return n;
-    }
 
-    static final class Periodic extends FutureTask<Void> implements ScheduledFuture<Void> {
-        final Runnable command;
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            if (cancelled) {
+                return false;
+            }
+            cancelled = true;
+            return true;
+        }
 
-        Periodic(Runnable command) {
-            super(command, null);
-            this.command = command;
+        @Override
+        public boolean isCancelled() {
+            return cancelled;
+        }
+
+        @Override
+        public boolean isDone() {
+            return cancelled;
+        }
+
+        @Override
+        public Object get() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Object get(long timeout, TimeUnit unit) {
+            throw new UnsupportedOperationException();
         }
 
         @Override
         public long getDelay(TimeUnit unit) {
-            return 0;
+            return unit.convert(initialDelayNanos, TimeUnit.NANOSECONDS);
         }
 
         @Override
         public int compareTo(Delayed o) {
-            return 0;
+            return Long.compare(getDelay(TimeUnit.NANOSECONDS), o.getDelay(TimeUnit.NANOSECONDS));
         }
     }
 
-    @Override
-    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
-        Periodic p = new Periodic(command);
-        periodic.add(p);
-        return p;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final List<Task> tasks = new ArrayList<>(); // guarded by lock
+    private volatile boolean shutdown;
+
+    /** Runs every live (not cancelled) task once, in scheduling order; returns how many ran. */
+    int runAll() {
+        List<Task> live = live();
+        for (Task t : live) {
+            t.runs++;
+            t.body.run();
+        }
+        return live.size();
     }
 
-    @Override
-    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
-        return scheduleWithFixedDelay(command, initialDelay, period, unit);
+    /** The tasks scheduled so far that are not cancelled. */
+    List<Task> live() {
+        lock.lock();
+        try {
+            List<Task> out = new ArrayList<>();
+            for (Task t : tasks) {
+                if (!t.cancelled) {
+                    out.add(t);
+                }
+            }
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Every task ever scheduled, cancelled or not. */
+    List<Task> all() {
+        lock.lock();
+        try {
+            return new ArrayList<>(tasks);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private Task add(Runnable r, long delay, long period, TimeUnit unit) {
+        if (shutdown) {
+            throw new RejectedExecutionException("shut down");
+        }
+        Task t = new Task(r, unit.toNanos(delay), unit.toNanos(period));
+        lock.lock();
+        try {
+            tasks.add(t);
+        } finally {
+            lock.unlock();
+        }
+        return t;
     }
 
     @Override
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
-        throw new UnsupportedOperationException();
+        return add(command, delay, 0, unit);
     }
 
     @Override
     public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
         throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
+        return add(command, initialDelay, period, unit);
+    }
+
+    @Override
+    public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
+        return add(command, initialDelay, delay, unit);
     }
 
     @Override
@@ -100,6 +175,6 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
 
     @Override
     public void execute(Runnable command) {
-        throw new UnsupportedOperationException();
+        command.run();
     }
 }

@@ -68,7 +68,7 @@ class ObservabilityTest {
         assertEquals(1L, c.value("power.flow.completed", executorTags(name)));
         assertEquals(1L, c.value("power.flow.submitted", executorTags(name)));
         t.advanceMillis(500);
-        s.runPeriodic();
+        s.runAll();
         assertEquals(1L, c.value("power.flow.observations", executorTags(name)));
         assertEquals(500.0, get(c, "power.flow.p99", name), 500 * 0.011);
         assertEquals(10.0, get(c, "power.flow.rate", name)); // kp x (50 - 500) is below minRate: floored
@@ -126,7 +126,7 @@ class ObservabilityTest {
                 () -> loop(new FakeTicker(), s2).name(name).observability(c).build());
         assertTrue(ex.getMessage().contains("name=" + name), ex.getMessage());
         assertEquals(registered, c.size());
-        assertTrue(s2.periodic.isEmpty(), "the refused executor must not have scheduled its tick");
+        assertTrue(s2.all().isEmpty(), "the refused executor must not have scheduled its tick");
         assertEquals(100.0, get(c, "power.flow.rate", name));
         terminate(first);
         assertEquals(0, c.size());
@@ -158,7 +158,7 @@ class ObservabilityTest {
         assertEquals(1.0, get(c, "power.flow.stale", name));
         assertTrue(e.isStale());
         assertEquals(1L, c.value("power.flow.stale.episodes", executorTags(name)), "one episode, however often it is read");
-        s.runPeriodic(); // the tick runs again
+        s.runAll(); // the tick runs again
         assertFalse(e.isStale());
         assertEquals(0.0, get(c, "power.flow.stale", name));
         t.advanceMillis(3001);
@@ -190,7 +190,7 @@ class ObservabilityTest {
         PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).fixedRate(true).ticker(t).scheduler(s).build();
         for (int i = 0; i < 5; i++) {
             t.advanceMillis(1000);
-            s.runPeriodic();
+            s.runAll();
             assertFalse(e.isStale());
         }
         t.advanceMillis(3001);

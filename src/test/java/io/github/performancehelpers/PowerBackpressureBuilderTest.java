@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** Options, defaults and validation of {@link PowerBackpressure.Builder} and {@link PowerBackpressure.Adaptive}. */
 class PowerBackpressureBuilderTest {
 
-    private static PowerBackpressure.Builder manual(BackpressureManualScheduler s) {
+    private static PowerBackpressure.Builder manual(ManualScheduler s) {
         return PowerBackpressure.builder().scheduler(s).ticker(new FakeTicker());
     }
 
@@ -26,7 +26,7 @@ class PowerBackpressureBuilderTest {
     /** The seed's defaults: capacity 100, queueCapacity 1000, refillAmount 10, initialTokens = capacity, adaptive off. */
     @Test
     void defaultsAreTheSeeds() {
-        try (PowerBackpressure bp = manual(new BackpressureManualScheduler()).build()) {
+        try (PowerBackpressure bp = manual(new ManualScheduler()).build()) {
             assertEquals(100, bp.capacity());
             assertEquals(1000, bp.queueCapacity());
             assertEquals(100, bp.available());
@@ -40,7 +40,7 @@ class PowerBackpressureBuilderTest {
     @ParameterizedTest
     @CsvSource({"100, 25", "8, 2", "64, 16", "1, 1", "3, 1", "5, 2"})
     void defaultLowWaterMarkIsCeilOfAQuarterOfCapacity(int capacity, int expectedLwm) {
-        BackpressureManualScheduler s = new BackpressureManualScheduler();
+        ManualScheduler s = new ManualScheduler();
         try (PowerBackpressure bp = manual(s).capacity(capacity).build()) {
             for (int i = 0; i < capacity - expectedLwm; i++) {
                 bp.tryAcquire().orElseThrow();
@@ -55,7 +55,7 @@ class PowerBackpressureBuilderTest {
     @ParameterizedTest
     @CsvSource({"100, 10", "8, 1", "64, 7", "1, 1", "11, 2", "2147483647, 214748365"})
     void defaultRefillAmountIsCeilOfATenthOfCapacityAtLeastOne(int capacity, int expected) {
-        try (PowerBackpressure bp = manual(new BackpressureManualScheduler()).capacity(capacity)
+        try (PowerBackpressure bp = manual(new ManualScheduler()).capacity(capacity)
                 .initialTokens(capacity < 1000 ? capacity : 1000).build()) {
             assertEquals(expected, bp.refillAmount());
         }
@@ -64,13 +64,13 @@ class PowerBackpressureBuilderTest {
     /** The default refill interval is 200 ms, and a configured one is what the tick is scheduled with. */
     @Test
     void refillIntervalDefaultsTo200MsAndIsUsedForTheTick() {
-        BackpressureManualScheduler s = new BackpressureManualScheduler();
+        ManualScheduler s = new ManualScheduler();
         try (PowerBackpressure bp = manual(s).initialTokens(0).build()) {
             assertEquals(TimeUnit.MILLISECONDS.toNanos(200), s.live().get(0).periodNanos);
             assertEquals(TimeUnit.MILLISECONDS.toNanos(200), s.live().get(0).initialDelayNanos);
             assertEquals(0, bp.available());
         }
-        BackpressureManualScheduler s2 = new BackpressureManualScheduler();
+        ManualScheduler s2 = new ManualScheduler();
         try (PowerBackpressure bp = manual(s2).initialTokens(0).refillInterval(Duration.ofMillis(100)).build()) {
             assertEquals(TimeUnit.MILLISECONDS.toNanos(100), s2.live().get(0).periodNanos);
             assertEquals(0, bp.available());
@@ -80,7 +80,7 @@ class PowerBackpressureBuilderTest {
     /** initialTokens sets the starting pool; 0 is allowed and starts the refill at once. */
     @Test
     void initialTokensSetsTheStartingPool() {
-        BackpressureManualScheduler s = new BackpressureManualScheduler();
+        ManualScheduler s = new ManualScheduler();
         try (PowerBackpressure bp = manual(s).capacity(8).initialTokens(3).build()) {
             assertEquals(3, bp.available());
             assertEquals(0, s.live().size());
@@ -100,7 +100,7 @@ class PowerBackpressureBuilderTest {
     void queueCapacityNegativeIsRejectedZeroAllowed() {
         var e = assertThrows(IllegalArgumentException.class, () -> PowerBackpressure.builder().queueCapacity(-1));
         assertMessage(e, "queueCapacity", ": -1");
-        try (PowerBackpressure bp = manual(new BackpressureManualScheduler()).queueCapacity(0).build()) {
+        try (PowerBackpressure bp = manual(new ManualScheduler()).queueCapacity(0).build()) {
             assertEquals(0, bp.queueCapacity());
         }
     }
@@ -121,7 +121,7 @@ class PowerBackpressureBuilderTest {
         var above = assertThrows(IllegalArgumentException.class,
                 () -> PowerBackpressure.builder().capacity(8).lowWaterMark(9).build());
         assertMessage(above, "lowWaterMark", ": 9");
-        try (PowerBackpressure bp = manual(new BackpressureManualScheduler()).capacity(8).lowWaterMark(8).build()) {
+        try (PowerBackpressure bp = manual(new ManualScheduler()).capacity(8).lowWaterMark(8).build()) {
             assertEquals(8, bp.available());
         }
     }
@@ -182,7 +182,7 @@ class PowerBackpressureBuilderTest {
     /** A rejected setter leaves the builder as it was: nothing is half-applied. */
     @Test
     void aRejectedValueLeavesThePreviousOne() {
-        PowerBackpressure.Builder b = manual(new BackpressureManualScheduler()).capacity(8);
+        PowerBackpressure.Builder b = manual(new ManualScheduler()).capacity(8);
         assertThrows(IllegalArgumentException.class, () -> b.capacity(0));
         try (PowerBackpressure bp = b.build()) {
             assertEquals(8, bp.capacity());

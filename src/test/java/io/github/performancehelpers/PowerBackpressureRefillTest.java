@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  */
 class PowerBackpressureRefillTest {
 
-    private final BackpressureManualScheduler scheduler = new BackpressureManualScheduler();
+    private final ManualScheduler scheduler = new ManualScheduler();
     private final FakeTicker ticker = new FakeTicker();
 
     /** The seed's example configuration: capacity 8, queueCapacity 100, lowWaterMark 2, refillAmount 2, refillInterval 100. */
@@ -266,7 +266,7 @@ class PowerBackpressureRefillTest {
         assertEquals(12, fixed.active());
         fixed.close();
 
-        BackpressureManualScheduler s = new BackpressureManualScheduler();
+        ManualScheduler s = new ManualScheduler();
         PowerBackpressure bp = PowerBackpressure.builder().scheduler(s).ticker(ticker).capacity(8).lowWaterMark(2)
                 .refillAmount(4).adaptive(true).build();
         take(bp, 8);
@@ -341,7 +341,7 @@ class PowerBackpressureRefillTest {
     void closeCancelsTheTickAndAStaleTickDoesNothing() {
         PowerBackpressure bp = seedExample().build();
         take(bp, 8);
-        BackpressureManualScheduler.Task task = scheduler.live().get(0);
+        ManualScheduler.Task task = scheduler.live().get(0);
         bp.close();
         assertTrue(task.isCancelled());
         assertEquals(0, scheduler.live().size());

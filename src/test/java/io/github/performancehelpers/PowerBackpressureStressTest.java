@@ -132,7 +132,7 @@ class PowerBackpressureStressTest {
 
     /** One round without refills; returns whether a release was handed straight to a waiter. */
     private boolean noRefillRound() throws Exception {
-        BackpressureManualScheduler scheduler = new BackpressureManualScheduler(); // its ticks never run
+        ManualScheduler scheduler = new ManualScheduler(); // its ticks never run
         PowerBackpressure bp = PowerBackpressure.builder().capacity(4).queueCapacity(THREADS)
                 .scheduler(scheduler).build();
         Outcome outcome = run(bp, () -> {
@@ -167,7 +167,7 @@ class PowerBackpressureStressTest {
 
     /** One round of the refill race; returns whether a refill minted permits during it. */
     private boolean refillRaceRound() throws Exception {
-        BackpressureManualScheduler scheduler = new BackpressureManualScheduler();
+        ManualScheduler scheduler = new ManualScheduler();
         PowerBackpressure bp = PowerBackpressure.builder().capacity(4).lowWaterMark(2).refillAmount(2)
                 .queueCapacity(THREADS).adaptive(true).scheduler(scheduler).build();
         AtomicBoolean stop = new AtomicBoolean();

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 /** Acquisition, release, accounting, cancellation, reset, close and iteration of {@link PowerBackpressure}. */
 class PowerBackpressureTest {
 
-    private final BackpressureManualScheduler scheduler = new BackpressureManualScheduler();
+    private final ManualScheduler scheduler = new ManualScheduler();
     private final FakeTicker ticker = new FakeTicker();
 
     private PowerBackpressure.Builder builder() {

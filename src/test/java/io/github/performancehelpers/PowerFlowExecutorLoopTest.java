@@ -78,10 +78,10 @@ class PowerFlowExecutorLoopTest {
         PowerFlowExecutor e = loop(t, s).build();
         runTaking(e, t, 5);
         t.set(0); // back to the construction reading: no time has passed
-        assertEquals(1, s.runPeriodic());
+        assertEquals(1, s.runAll());
         assertEquals(0, e.stats().observations());
         t.advanceMillis(1000);
-        s.runPeriodic();
+        s.runAll();
         assertEquals(1, e.stats().observations());
         assertEquals(5.0, e.stats().lastObservedP99(), 5.0 * 0.011);
         assertTrue(Double.isNaN(e.stats().p99())); // the window was reset
@@ -96,7 +96,7 @@ class PowerFlowExecutorLoopTest {
         PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).fixedRate(true).ticker(t).scheduler(s).build();
         runTaking(e, t, 500);
         t.advanceMillis(1000);
-        s.runPeriodic();
+        s.runAll();
         assertEquals(100, e.stats().rate());
         assertEquals(0, e.stats().observations());
         assertTrue(Double.isNaN(e.stats().p99()));
@@ -120,7 +120,7 @@ class PowerFlowExecutorLoopTest {
         for (int i = 0; i < 3; i++) {
             runTaking(e, t, 5);
             t.advanceMillis(1000);
-            s.runPeriodic();
+            s.runAll();
             rates.add(e.stats().rate());
             assertPoolSized(pool, sizer.poolSize(e.stats().rate()), e);
         }
@@ -148,7 +148,7 @@ class PowerFlowExecutorLoopTest {
         assertEquals(20, e.stats().poolSize());
         runTaking(e, t, 5);
         t.advanceMillis(1000);
-        s.runPeriodic();
+        s.runAll();
         assertEquals(10.0, e.stats().rate(), 1e-9);
         assertEquals(2, e.stats().poolSize());
         terminate(e);
@@ -201,14 +201,14 @@ class PowerFlowExecutorLoopTest {
         }).build();
         runTaking(e, t, 5);
         t.advanceMillis(1000);
-        s.runPeriodic();
+        s.runAll();
         assertEquals(1, calls.size());
         assertArrayEquals(new double[] {10, 100}, calls.get(0), 1e-9);
         assertEquals(10, e.stats().poolSize()); // resized before the listener ran
         assertEquals(1, e.callbackFailures());
         runTaking(e, t, 5);
         t.advanceMillis(1000);
-        s.runPeriodic();
+        s.runAll();
         assertEquals(2, e.stats().observations());
         assertEquals(2, e.callbackFailures());
         terminate(e);
@@ -228,7 +228,7 @@ class PowerFlowExecutorLoopTest {
         }).build();
         runTaking(e, t, 5);
         t.advanceMillis(1000);
-        s.runPeriodic();
+        s.runAll();
         assertEquals(10.0, e.stats().rate(), 1e-9);
         assertEquals(7, e.stats().poolSize());
         assertEquals(1, e.callbackFailures());
@@ -248,7 +248,7 @@ class PowerFlowExecutorLoopTest {
         Future<?> waiting = e.submit(() -> startedAt.set(System.nanoTime()));
         await(() -> e.stats().depth() == 0); // held: the next admission is 2 s away at 0.5/s
         long tickAt = System.nanoTime();
-        s.runPeriodic();
+        s.runAll();
         assertEquals(1000, e.stats().rate(), 1e-9);
         waiting.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
         long afterTickMs = (startedAt.get() - tickAt) / 1_000_000;
@@ -264,11 +264,11 @@ class PowerFlowExecutorLoopTest {
         PowerFlowExecutor e = loop(t, s).build();
         runTaking(e, t, 5);
         t.advanceNanos(Long.MAX_VALUE / 2); // an absurd elapsed time still observes; nothing may throw out of the tick
-        s.runPeriodic();
-        s.runPeriodic();
+        s.runAll();
+        s.runAll();
         runTaking(e, t, 5);
         t.advanceMillis(1000);
-        s.runPeriodic();
+        s.runAll();
         assertTrue(e.stats().observations() >= 1);
         terminate(e);
     }
@@ -279,9 +279,9 @@ class PowerFlowExecutorLoopTest {
         ManualScheduler s = new ManualScheduler();
         PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).minRate(1).scheduler(s).build();
         e.close();
-        assertTrue(s.periodic.get(0).isCancelled());
+        assertTrue(s.all().get(0).isCancelled());
         assertFalse(s.isShutdown());
-        assertEquals(0, s.runPeriodic());
+        assertEquals(0, s.runAll());
     }
 
     // ------------------------------------------------------------ builder
