@@ -1,5 +1,6 @@
 package io.github.performancehelpers;
 
+import io.github.performancehelpers.internal.Preconditions;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -987,10 +988,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
          * @throws IllegalArgumentException naming the component if one is invalid
          */
         public Adaptive {
-            if (!(additiveIncrease > 0) || Double.isInfinite(additiveIncrease)) {
-                throw new IllegalArgumentException(
-                        "adaptive.additiveIncrease must be finite and > 0: " + additiveIncrease);
-            }
+            Preconditions.requireFinitePositive("adaptive.additiveIncrease", additiveIncrease);
             if (!Double.isFinite(beta)) {
                 throw new IllegalArgumentException("adaptive.beta must be finite: " + beta);
             }
@@ -1209,10 +1207,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
          *                                  nanoseconds
          */
         public Builder refillInterval(Duration refillInterval) {
-            Objects.requireNonNull(refillInterval, "refillInterval");
-            if (refillInterval.isZero() || refillInterval.isNegative()) {
-                throw new IllegalArgumentException("refillInterval must be > 0: " + refillInterval);
-            }
+            Preconditions.requirePositive("refillInterval", refillInterval);
             try {
                 refillInterval.toNanos();
             } catch (ArithmeticException e) {

@@ -1,5 +1,6 @@
 package io.github.performancehelpers;
 
+import io.github.performancehelpers.internal.Preconditions;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Objects;
@@ -272,9 +273,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * @throws IllegalArgumentException if {@code dt} is not finite or not {@code > 0}
      */
     public double observe(double dt) {
-        if (!(dt > 0) || !Double.isFinite(dt)) {
-            throw new IllegalArgumentException("dt must be finite and > 0: " + dt);
-        }
+        Preconditions.requireFinitePositive("dt", dt);
         double previous;
         double next;
         loopLock.lock();
@@ -718,7 +717,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code rate} is not finite or not {@code > 0}
          */
         public Builder<T> rate(double rate) {
-            this.rate = positiveFinite("rate", rate);
+            this.rate = Preconditions.requireFinitePositive("rate", rate);
             return this;
         }
 
@@ -731,10 +730,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code burst} is negative or not finite
          */
         public Builder<T> burst(double burst) {
-            if (!(burst >= 0) || !Double.isFinite(burst)) {
-                throw new IllegalArgumentException("burst must be finite and >= 0: " + burst);
-            }
-            this.burst = burst;
+            this.burst = Preconditions.requireFiniteNonNegative("burst", burst);
             return this;
         }
 
@@ -747,7 +743,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code minRate} is not finite or not {@code > 0}
          */
         public Builder<T> minRate(double minRate) {
-            this.minRate = positiveFinite("minRate", minRate);
+            this.minRate = Preconditions.requireFinitePositive("minRate", minRate);
             return this;
         }
 
@@ -776,7 +772,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code targetP99} is not finite or not {@code > 0}
          */
         public Builder<T> targetP99(double targetP99) {
-            this.targetP99 = positiveFinite("targetP99", targetP99);
+            this.targetP99 = Preconditions.requireFinitePositive("targetP99", targetP99);
             return this;
         }
 
@@ -833,7 +829,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code kp} is negative or not finite
          */
         public Builder<T> kp(double kp) {
-            this.kp = nonNegativeFinite("kp", kp);
+            this.kp = Preconditions.requireFiniteNonNegative("kp", kp);
             return this;
         }
 
@@ -847,7 +843,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code ki} is negative or not finite
          */
         public Builder<T> ki(double ki) {
-            this.ki = nonNegativeFinite("ki", ki);
+            this.ki = Preconditions.requireFiniteNonNegative("ki", ki);
             return this;
         }
 
@@ -860,7 +856,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code kd} is negative or not finite
          */
         public Builder<T> kd(double kd) {
-            this.kd = nonNegativeFinite("kd", kd);
+            this.kd = Preconditions.requireFiniteNonNegative("kd", kd);
             return this;
         }
 
@@ -889,7 +885,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * @throws IllegalArgumentException if {@code dt} is not finite or not {@code > 0}
          */
         public Builder<T> dt(double dt) {
-            this.dt = positiveFinite("dt", dt);
+            this.dt = Preconditions.requireFinitePositive("dt", dt);
             return this;
         }
 
@@ -971,20 +967,6 @@ public final class PowerFlowController<T> implements AutoCloseable {
                         + rate + ", minRate=" + minRate + ", maxRate=" + maxRate);
             }
             return new PowerFlowController<>(this);
-        }
-
-        private static double positiveFinite(String name, double value) {
-            if (!(value > 0) || !Double.isFinite(value)) {
-                throw new IllegalArgumentException(name + " must be finite and > 0: " + value);
-            }
-            return value;
-        }
-
-        private static double nonNegativeFinite(String name, double value) {
-            if (!(value >= 0) || !Double.isFinite(value)) {
-                throw new IllegalArgumentException(name + " must be finite and >= 0: " + value);
-            }
-            return value;
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.github.performancehelpers;
 
+import io.github.performancehelpers.internal.Preconditions;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.time.Duration;
@@ -225,10 +226,7 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
          * @throws IllegalArgumentException if {@code burst} is NaN, infinite or negative
          */
         public Builder burst(double burst) {
-            if (!(burst >= 0) || Double.isInfinite(burst)) {
-                throw new IllegalArgumentException("burst must be finite and >= 0: " + burst);
-            }
-            this.burst = burst;
+            this.burst = Preconditions.requireFiniteNonNegative("burst", burst);
             return this;
         }
 
@@ -280,16 +278,11 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
     }
 
     static double checkRate(double opsPerPer) {
-        if (!(opsPerPer > 0) || Double.isInfinite(opsPerPer)) {
-            throw new IllegalArgumentException("rate must be finite and > 0: " + opsPerPer);
-        }
-        return opsPerPer;
+        return Preconditions.requireFinitePositive("rate", opsPerPer);
     }
 
     static long perNanos(Duration per) {
-        if (per.isNegative() || per.isZero()) {
-            throw new IllegalArgumentException("per must be > 0: " + per);
-        }
+        Preconditions.requirePositive("per", per);
         try {
             return per.toNanos();
         } catch (ArithmeticException e) {

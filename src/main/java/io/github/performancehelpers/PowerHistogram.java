@@ -1,5 +1,6 @@
 package io.github.performancehelpers;
 
+import io.github.performancehelpers.internal.Preconditions;
 import java.time.Duration;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -200,9 +201,7 @@ public final class PowerHistogram {
         public Builder trackableRange(Duration lowest, Duration highest) {
             Objects.requireNonNull(lowest, "lowest");
             Objects.requireNonNull(highest, "highest");
-            if (lowest.isNegative() || lowest.isZero()) {
-                throw new IllegalArgumentException("lowest must be > 0: " + lowest);
-            }
+            Preconditions.requirePositive("lowest", lowest);
             if (highest.compareTo(lowest) <= 0) {
                 throw new IllegalArgumentException(
                         "highest must be > lowest: highest=" + highest + ", lowest=" + lowest);
@@ -250,9 +249,7 @@ public final class PowerHistogram {
      *                                  recorded then
      */
     public void record(double millis) {
-        if (!(millis >= 0.0) || millis == Double.POSITIVE_INFINITY) {
-            throw new IllegalArgumentException("millis must be finite and >= 0: " + millis);
-        }
+        Preconditions.requireFiniteNonNegative("millis", millis);
         recordValid(millis + 0.0); // -0.0 + 0.0 == +0.0
     }
 

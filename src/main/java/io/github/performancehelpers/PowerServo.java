@@ -1,5 +1,7 @@
 package io.github.performancehelpers;
 
+import io.github.performancehelpers.internal.Preconditions;
+
 /**
  * A PI(D) servo with an output clamp: the control law of the flow controller's loop.
  *
@@ -137,7 +139,7 @@ public final class PowerServo {
          * @throws IllegalArgumentException if {@code kp} is NaN, infinite or negative
          */
         public Builder kp(double kp) {
-            this.kp = gain("kp", kp);
+            this.kp = Preconditions.requireFiniteNonNegative("kp", kp);
             return this;
         }
 
@@ -151,7 +153,7 @@ public final class PowerServo {
          * @throws IllegalArgumentException if {@code ki} is NaN, infinite or negative
          */
         public Builder ki(double ki) {
-            this.ki = gain("ki", ki);
+            this.ki = Preconditions.requireFiniteNonNegative("ki", ki);
             return this;
         }
 
@@ -164,7 +166,7 @@ public final class PowerServo {
          * @throws IllegalArgumentException if {@code kd} is NaN, infinite or negative
          */
         public Builder kd(double kd) {
-            this.kd = gain("kd", kd);
+            this.kd = Preconditions.requireFiniteNonNegative("kd", kd);
             return this;
         }
 
@@ -243,7 +245,7 @@ public final class PowerServo {
          * @throws IllegalArgumentException if {@code dt} is NaN, infinite, zero or negative
          */
         public Builder dt(double dt) {
-            this.dt = interval(dt);
+            this.dt = Preconditions.requireFinitePositive("dt", dt);
             return this;
         }
 
@@ -260,20 +262,6 @@ public final class PowerServo {
             }
             return new PowerServo(this);
         }
-
-        private static double gain(String name, double value) {
-            if (!(Double.isFinite(value) && value >= 0.0)) {
-                throw new IllegalArgumentException(name + " must be finite and >= 0: " + value);
-            }
-            return value;
-        }
-    }
-
-    private static double interval(double dt) {
-        if (!(Double.isFinite(dt) && dt > 0.0)) {
-            throw new IllegalArgumentException("dt must be finite and > 0: " + dt);
-        }
-        return dt;
     }
 
     /**
@@ -305,7 +293,7 @@ public final class PowerServo {
         if (!Double.isFinite(measurement)) {
             throw new IllegalArgumentException("measurement must be finite: " + measurement);
         }
-        interval(dt);
+        Preconditions.requireFinitePositive("dt", dt);
         double error = setpoint - measurement;
         double rawDerivative = steps == 0 ? 0.0 : -kd * (measurement - lastMeasurement) / dt;
         double derivative = derivativeFilter * filteredDerivative

@@ -1,5 +1,6 @@
 package io.github.performancehelpers;
 
+import io.github.performancehelpers.internal.Preconditions;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -630,9 +631,7 @@ public final class RedisGCRA implements RateLimiter {
     }
 
     private static void checkRate(double rate) {
-        if (!(rate > 0) || Double.isInfinite(rate)) {
-            throw new IllegalArgumentException("rate must be finite and > 0: " + rate);
-        }
+        Preconditions.requireFinitePositive("rate", rate);
     }
 
     private static String sha1(String script) {
@@ -723,11 +722,7 @@ public final class RedisGCRA implements RateLimiter {
          * @throws IllegalArgumentException if {@code per} is zero or negative
          */
         public Builder per(Duration per) {
-            Objects.requireNonNull(per, "per");
-            if (per.isNegative() || per.isZero()) {
-                throw new IllegalArgumentException("per must be > 0: " + per);
-            }
-            this.per = per;
+            this.per = Preconditions.requirePositive("per", per);
             return this;
         }
 
@@ -740,10 +735,7 @@ public final class RedisGCRA implements RateLimiter {
          * @throws IllegalArgumentException if {@code burst} is NaN, infinite or negative
          */
         public Builder burst(double burst) {
-            if (!(burst >= 0) || Double.isInfinite(burst)) {
-                throw new IllegalArgumentException("burst must be finite and >= 0: " + burst);
-            }
-            this.burst = burst;
+            this.burst = Preconditions.requireFiniteNonNegative("burst", burst);
             return this;
         }
 
@@ -758,11 +750,7 @@ public final class RedisGCRA implements RateLimiter {
          * @throws IllegalArgumentException if {@code timeout} is zero or negative
          */
         public Builder timeout(Duration timeout) {
-            Objects.requireNonNull(timeout, "timeout");
-            if (timeout.isNegative() || timeout.isZero()) {
-                throw new IllegalArgumentException("timeout must be > 0: " + timeout);
-            }
-            this.timeout = timeout;
+            this.timeout = Preconditions.requirePositive("timeout", timeout);
             return this;
         }
 
