@@ -350,7 +350,7 @@ class PowerFlowExecutorLoopTest {
             ran.countDown();
         });
         assertTrue(ran.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
-        assertTrue(worker[0].startsWith(e.name() + "-worker-"), worker[0]);
+        assertEquals(e.name() + "-worker", worker[0]);
         terminate(e);
     }
 

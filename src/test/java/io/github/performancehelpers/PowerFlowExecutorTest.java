@@ -552,6 +552,67 @@ class PowerFlowExecutorTest {
         assertTrue(pool.isTerminated()); // its own blocker was interrupted by shutdownNow
     }
 
+    /**
+     * A ThreadPoolExecutor delegate of size 2 holds 4 tasks in flight (2 running, 2 in its queue),
+     * the size stays the sizer's 2, and shutdownNow returns the held, the queued and the pool-queued
+     * tasks and interrupts the running ones (through the owned pool's own shutdownNow).
+     */
+    @Test
+    void aPoolDelegateHoldsTwoTasksPerThreadInFlight() throws Exception {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
+                .delegate(pool).ownsDelegate(true).poolSizer(rate -> 2).scheduler(new ManualScheduler()).build();
+        CountDownLatch never = new CountDownLatch(1);
+        AtomicInteger interrupted = new AtomicInteger();
+        List<Future<?>> fs = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            fs.add(e.submit(() -> {
+                try {
+                    never.await();
+                } catch (InterruptedException x) {
+                    interrupted.incrementAndGet();
+                }
+            }));
+        }
+        // 1, 2 running; 3, 4 in the pool's queue; 5 held by the dispatcher (no slot); 6 queued here
+        await(() -> pool.getActiveCount() == 2 && pool.getQueue().size() == 2 && e.stats().depth() == 1);
+        assertEquals(2, e.poolSize());
+        assertEquals(2, pool.getMaximumPoolSize());
+        List<Runnable> back = e.shutdownNow();
+        assertEquals(List.of(fs.get(4), fs.get(5), fs.get(2), fs.get(3)), back);
+        assertTrue(e.awaitTermination(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        assertEquals(2, interrupted.get());
+        assertTrue(pool.isTerminated());
+        PowerFlowExecutor.Stats st = e.stats();
+        assertEquals(2, st.completed()); // the two interrupted tasks returned normally
+        assertEquals(0, st.running());
+    }
+
+    /** shutdownNow interrupts this executor's running tasks on a caller's ThreadPoolExecutor, which it does not stop. */
+    @Test
+    void shutdownNowInterruptsRunningTasksOnACallersPool() throws Exception {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
+                .delegate(pool).poolSizer(rate -> 1).scheduler(new ManualScheduler()).build();
+        CountDownLatch started = new CountDownLatch(1);
+        AtomicBoolean interrupted = new AtomicBoolean();
+        e.execute(() -> {
+            started.countDown();
+            try {
+                Thread.sleep(LONG_DELAY_MS);
+            } catch (InterruptedException x) {
+                interrupted.set(true);
+            }
+        });
+        assertTrue(started.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        assertEquals(List.of(), e.shutdownNow());
+        assertTrue(e.awaitTermination(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        assertTrue(interrupted.get());
+        assertFalse(pool.isShutdown());
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+    }
+
     /** awaitTermination returns false while a task still runs after shutdown, and true once it ends. */
     @Test
     void awaitTerminationTimesOutWhileATaskRuns() throws Exception {
@@ -667,7 +728,7 @@ class PowerFlowExecutorTest {
         assertEquals(0, awaitNoLiveThreadsNamed("thread-check"));
         assertFalse(e.dispatcherThread().isAlive());
         for (Thread w : workers) {
-            assertTrue(w.getName().startsWith("thread-check-worker-"), w.getName());
+            assertEquals("thread-check-worker", w.getName());
             w.join(LONG_DELAY_MS); // at most finishing its last instructions
             assertFalse(w.isAlive());
         }
