@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""Rebuilds BENCHMARKS.md from benchmarks/_intro.md and the per-topic files in benchmarks/."""
+import re, sys, os
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+order = [('executor.md','The executor against its peers (issue 8)'),('flowloop.md','The flow loop on the seed\'s plant (issue 4)'),
+         ('gcra.md','PowerGCRA (issue 2)'),('histogram.md','PowerHistogram (issue 3)'),('queue.md','PowerQueue (issue 3)'),
+         ('backpressure.md','PowerBackpressure (issue 5)'),('redis.md','RedisGCRA (issue 9)'),('observability.md','Observability cost (issue 7)')]
+head = open(os.path.join(root,'benchmarks','_intro.md')).read()
+out = [head]
+for fn, title in order:
+    p = os.path.join(root,'benchmarks',fn)
+    if not os.path.exists(p):
+        continue
+    txt = open(p).read()
+    lines = txt.splitlines()
+    # drop the file's own H1, demote the rest by one level
+    if lines and lines[0].startswith('# '):
+        lines = lines[1:]
+    res = []
+    fence = False
+    for l in lines:
+        if l.startswith('```'):
+            fence = not fence
+        if not fence and re.match(r'^#{1,5} ', l):
+            l = '#' + l
+        res.append(l)
+    out.append('## ' + title + '\n\nSource: [benchmarks/' + fn + '](benchmarks/' + fn + ')\n' + '\n'.join(res).rstrip() + '\n')
+open(os.path.join(root,'BENCHMARKS.md'),'w').write('\n'.join(out))
+print('ok')
