@@ -373,4 +373,38 @@ class PowerFlowExecutorLoopTest {
         assertEquals(100, e.controller().rate());
         terminate(e);
     }
+
+    /**
+     * With a global limiter (issue 9's fleet-wide ceiling), a task starts only when both limiters
+     * admit it, and the local limiter is never left charged for a task the global one refused.
+     */
+    @Test
+    void aGlobalLimiterMustAlsoAdmitAndARefusalChargesNothingLocally() throws Exception {
+        FakeTicker t = new FakeTicker();
+        PowerGCRA global = PowerGCRA.builder().rate(1).ticker(t).build(); // 1/s, burst 0
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1000).minRate(1).maxRate(2000).targetP99(50)
+                .ticker(t).scheduler(new ManualScheduler()).globalLimiter(global).build();
+        AtomicInteger ran = new AtomicInteger();
+        e.submit(ran::incrementAndGet).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        Future<?> second = e.submit(ran::incrementAndGet);
+        await(() -> e.stats().depth() == 0); // the dispatcher holds it, waiting for the global limiter
+        // 100 ms later the local limiter (1000/s) would admit again, the global one (1/s) not yet.
+        // The fake clock then stands still while the dispatcher keeps asking (about once per
+        // millisecond of real time): had a refused attempt left the local limiter charged, its
+        // next admission would move further into the future at every attempt.
+        t.advanceMillis(100);
+        for (int i = 0; i < 50 && !second.isDone(); i++) {
+            Thread.sleep(1);
+        }
+        assertFalse(second.isDone(), "the global limiter (1/s, clock frozen) cannot have admitted it");
+        assertEquals(1, ran.get());
+        assertEquals(0, e.controller().limiter().retryAfterNanos(1),
+                "the local limiter was charged for attempts the global one refused");
+        assertEquals(1, e.controller().limiter().available());
+        t.advanceMillis(900);
+        second.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        assertEquals(2, ran.get());
+        assertEquals(2, e.stats().admitted());
+        terminate(e);
+    }
 }
