@@ -19,8 +19,11 @@ class PowerGCRAConcurrencyTest {
 
     private static final int THREADS = 8;
 
-    /** Runs {@code body} on THREADS threads started together; joins them all; rethrows a failure. */
-    private static void runThreads(int threads, ThrowingRunnable body) throws Exception {
+    /**
+     * Runs {@code body} on {@code threads} threads started together; joins them all; rethrows a
+     * failure. Shared with {@link PowerRateLimitTest}.
+     */
+    static void runThreads(int threads, ThrowingRunnable body) throws InterruptedException {
         CyclicBarrier start = new CyclicBarrier(threads);
         List<Thread> list = new ArrayList<>();
         List<Throwable> failures = new ArrayList<>();

@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -156,30 +155,6 @@ class PowerRateLimitTest {
         assertTrue(e.getMessage().contains("components"), e.getMessage());
     }
 
-    private static void runThreads(int threads, Runnable body) throws InterruptedException {
-        CyclicBarrier start = new CyclicBarrier(threads);
-        List<Thread> list = new ArrayList<>();
-        List<Throwable> failures = new ArrayList<>();
-        for (int i = 0; i < threads; i++) {
-            Thread t = new Thread(() -> {
-                try {
-                    start.await();
-                    body.run();
-                } catch (Throwable ex) {
-                    synchronized (failures) {
-                        failures.add(ex);
-                    }
-                }
-            });
-            list.add(t);
-            t.start();
-        }
-        for (Thread t : list) {
-            t.join();
-        }
-        assertTrue(failures.isEmpty(), () -> "worker failed: " + failures);
-    }
-
     /** 8 threads, random batches, frozen clock: every component is charged exactly what the composite admitted. */
     @Test
     void allOrNoneUnderConcurrency() throws InterruptedException {
@@ -187,7 +162,7 @@ class PowerRateLimitTest {
         PowerGCRA tenant = gcra(10, 9);
         PowerRateLimit limiter = PowerRateLimit.of(global, tenant);
         AtomicLong admitted = new AtomicLong();
-        runThreads(8, () -> {
+        PowerGCRAConcurrencyTest.runThreads(8, () -> {
             ThreadLocalRandom rnd = ThreadLocalRandom.current();
             for (int i = 0; i < 5_000; i++) {
                 long n = 1 + rnd.nextInt(3);
@@ -209,7 +184,7 @@ class PowerRateLimitTest {
         PowerRateLimit limiter = PowerRateLimit.of(global, tenant);
         AtomicLong viaComposite = new AtomicLong();
         AtomicLong direct = new AtomicLong();
-        runThreads(8, () -> {
+        PowerGCRAConcurrencyTest.runThreads(8, () -> {
             ThreadLocalRandom rnd = ThreadLocalRandom.current();
             boolean directUser = Thread.currentThread().getId() % 2 == 0;
             for (int i = 0; i < 5_000; i++) {
