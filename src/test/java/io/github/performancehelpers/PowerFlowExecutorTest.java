@@ -406,18 +406,27 @@ class PowerFlowExecutorTest {
         terminate(e);
     }
 
-    /** CALLER_RUNS runs a refused task in the submitting thread. */
-    @Test
-    void callerRunsRunsARefusedTaskInTheCaller() throws Exception {
-        FakeTicker t = new FakeTicker();
-        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1000).minRate(1).queueCapacity(1).ticker(t)
-                .rejectionPolicy(RejectionPolicy.CALLER_RUNS).scheduler(new ManualScheduler()).build();
-        CountDownLatch release = new CountDownLatch(1);
+    /**
+     * An executor with a queue of one under {@code policy}, saturated: one task running until
+     * {@code release} opens, one held by the dispatcher, and one filling the queue, so the next
+     * task is refused.
+     */
+    private static PowerFlowExecutor saturated(RejectionPolicy policy, CountDownLatch release) {
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1000).minRate(1).queueCapacity(1)
+                .ticker(new FakeTicker()).rejectionPolicy(policy).scheduler(new ManualScheduler()).build();
         e.execute(() -> awaitQuietly(release));
         await(() -> e.stats().running() == 1);
         e.execute(() -> { });
-        await(() -> e.stats().depth() == 0);
+        await(() -> e.stats().depth() == 0); // held by the dispatcher
         e.execute(() -> { }); // fills the queue
+        return e;
+    }
+
+    /** CALLER_RUNS runs a refused task in the submitting thread. */
+    @Test
+    void callerRunsRunsARefusedTaskInTheCaller() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        PowerFlowExecutor e = saturated(RejectionPolicy.CALLER_RUNS, release);
         AtomicReference<Thread> ran = new AtomicReference<>();
         e.execute(() -> ran.set(Thread.currentThread()));
         assertSame(Thread.currentThread(), ran.get());
@@ -429,15 +438,8 @@ class PowerFlowExecutorTest {
     /** DISCARD drops a refused task and cancels its Future, so nobody waits for it forever. */
     @Test
     void discardCancelsTheRefusedFuture() throws Exception {
-        FakeTicker t = new FakeTicker();
-        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1000).minRate(1).queueCapacity(1).ticker(t)
-                .rejectionPolicy(RejectionPolicy.DISCARD).scheduler(new ManualScheduler()).build();
         CountDownLatch release = new CountDownLatch(1);
-        e.execute(() -> awaitQuietly(release));
-        await(() -> e.stats().running() == 1);
-        e.execute(() -> { });
-        await(() -> e.stats().depth() == 0);
-        e.execute(() -> { });
+        PowerFlowExecutor e = saturated(RejectionPolicy.DISCARD, release);
         Future<?> f = e.submit(() -> 1);
         assertTrue(f.isCancelled());
         assertEquals(1, e.stats().rejected());
