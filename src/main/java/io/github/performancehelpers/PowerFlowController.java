@@ -554,11 +554,62 @@ public final class PowerFlowController<T> implements AutoCloseable {
     // ---------------------------------------------------------------- executor hooks
 
     /**
-     * Blocks until the queue holds an item and removes it, without consuming admission. For a
-     * single dispatcher that paces itself with {@link #tryAdmitHeld(long)}.
+     * Blocks until the queue holds an item, without removing it: the executor's dispatcher waits
+     * here for work before it takes a slot, then polls the queue itself and paces the item with
+     * {@link #tryAdmitHeld(long)}.
      */
-    T takeUnadmitted() throws InterruptedException {
-        return queue.take();
+    void awaitWork() throws InterruptedException {
+        queue.awaitNotEmpty();
+    }
+
+    /**
+     * Admits and removes the head item if the local limiter admits one now; null when the queue
+     * is empty or the limiter refuses. For the executor's workers, which take the next task
+     * themselves when they finish one: as the dispatcher does when it finds work waiting, they let
+     * the limiter catch up by at most {@code maxCatchUpNanos} (see {@link #tryAdmitHeld(long)}),
+     * or else each worker admission would forget the lateness the dispatcher's catch-up keeps.
+     * Admission is consumed before the poll (so an item is never removed unadmitted) and refunded
+     * when another consumer emptied the queue in between. Only for a controller without a global
+     * limiter, which cannot be refunded.
+     */
+    T pollAdmitted(long maxCatchUpNanos) {
+        if (queue.peek() == null || !limiter.tryConsumeCatchingUp(1, maxCatchUpNanos)) {
+            return null;
+        }
+        T item = queue.poll();
+        if (item == null) {
+            limiter.refund(1);
+            return null;
+        }
+        admitted.incrementAndGet();
+        return item;
+    }
+
+    /**
+     * Consumes admission for an item that bypasses the queue (the executor's submit-side fast
+     * path, taken only when the queue is empty), counting it as submitted and admitted. Only for
+     * a controller without a global limiter.
+     */
+    boolean tryAdmitDirect() {
+        if (!limiter.tryConsume(1)) {
+            return false;
+        }
+        submitted.incrementAndGet();
+        admitted.incrementAndGet();
+        return true;
+    }
+
+    /**
+     * Takes back an admission the caller could not use: the limiter is refunded and the item no
+     * longer counts as admitted (nor as submitted, if {@code submittedToo}: a fast-path item the
+     * executor refused after all).
+     */
+    void unadmit(boolean submittedToo) {
+        limiter.refund(1);
+        admitted.decrementAndGet();
+        if (submittedToo) {
+            submitted.decrementAndGet();
+        }
     }
 
     /**

@@ -29,16 +29,35 @@ import java.util.concurrent.locks.ReentrantLock;
  * at a target by moving the rate at which it starts them.
  *
  * <pre>
- *  execute()/submit() ──► bounded queue ── full ──► RejectionPolicy (QueueFullException by default)
- *                              │
- *          dispatcher (one virtual thread): take → wait until the rate limiter admits
- *                              │            → wait for a slot in the delegate → hand off
+ *  execute()/submit() ── nothing waiting, slot free, limiter admits ──► delegate (fast path)
+ *          │ otherwise
+ *          ▼
+ *     bounded queue ── full ──► RejectionPolicy (QueueFullException by default)
+ *          │
+ *          ├─ a worker that finishes a task takes the next one if the limiter admits it now
+ *          │
+ *          └─ dispatcher (one virtual thread): wait for work → wait for a slot → take
+ *                   → wait until the rate limiter admits → hand off
  *                              ▼
  *          delegate ── runs the task, timed ──► latency window (run time on the delegate)
  *                              ▲
  *  tick every observeInterval: observe(measured elapsed ms) → servo → new rate
  *          → rate limiter, PoolSizer → delegate size, dispatcher woken, onRateChange
  * </pre>
+ *
+ * <p>Every task is admitted by the same rate limiter and runs under the same slot bound,
+ * whichever of three paths hands it off. The dispatcher paces: it waits for the limiter, so it
+ * is the path when tasks wait for admission. Two fast paths keep it out of the common cases,
+ * where it would cost two thread wake-ups per task: a submitter that finds the queue empty, the
+ * dispatcher holding nothing, a free slot and the limiter admitting hands its task off itself
+ * (as {@code ThreadPoolExecutor.execute} starts a worker); and a worker that finishes a task
+ * while others are queued takes the next one if the limiter admits it now, keeping its slot: on
+ * a {@code ThreadPoolExecutor} it runs it in the same pool thread (as a pool worker takes its
+ * next task), on the default delegate in a new virtual thread. Both stand back while the
+ * dispatcher holds a task (that task is older) and with a {@linkplain Builder#globalLimiter
+ * global limiter}, whose admissions cannot be refunded. Tasks are admitted in queue order, except
+ * that tasks taken at the same moment by different threads start in either order, as in any
+ * thread pool.
  *
  * <p>It composes a {@link PowerFlowController} ({@link #controller()}): the controller's bounded
  * queue holds the waiting tasks, its GCRA paces the dispatcher, its histogram receives each task's
@@ -60,11 +79,14 @@ import java.util.concurrent.locks.ReentrantLock;
  *     with the {@link PoolSizer}. Owned.</li>
  * <li>A {@link ThreadPoolExecutor}: resized with {@code setCorePoolSize}/{@code setMaximumPoolSize}
  *     (grow: maximum first; shrink: core first; so the calls never throw), and this executor keeps
- *     at most twice that size of tasks in flight on it: one running and one waiting in the pool's
- *     queue per pool thread, so that a worker finds its next task already queued instead of
- *     waiting for the dispatcher. Every other task waits in the bounded, counted queue here
- *     ({@link Stats#depth()} does not count the at most {@code poolSize} in the pool's queue).
- *     Owned only if {@link Builder#ownsDelegate(boolean)}.</li>
+ *     at most that size of tasks in flight on it; every other task waits in the bounded, counted
+ *     queue here. A pool thread that finishes one of these tasks may run the next queued ones
+ *     before it returns to the pool (see above), so the pool's {@code beforeExecute},
+ *     {@code afterExecute} and task counts see one task where this executor ran several. With a
+ *     global limiter, whose workers do not take tasks themselves, the bound is twice the size: one
+ *     running and one waiting in the pool's queue per pool thread, so that a worker finds its next
+ *     task already queued instead of waiting for the dispatcher ({@link Stats#depth()} does not
+ *     count those). Owned only if {@link Builder#ownsDelegate(boolean)}.</li>
  * <li>Any other {@code ExecutorService}: used as is, neither resized nor bounded
  *     ({@link Stats#poolSize()} is -1). Owned only if {@link Builder#ownsDelegate(boolean)}.</li>
  * </ul>
@@ -86,7 +108,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * because on a loaded machine a thread is routinely kept off a CPU for one scheduler period (a
  * few to tens of milliseconds), and every stall beyond the bound is lost from the long-run rate
  * for good. Below 100/s, where one emission interval is longer than 20 ms, the bound is two
- * intervals instead, so that one late wake-up never costs a whole admission. A rate change wakes the dispatcher, so it takes
+ * intervals instead, so that one late wake-up never costs a whole admission. A worker that
+ * finishes a task and finds others queued admits the next with the same catch-up, since work was
+ * waiting; it never waits for the limiter, so pacing stays the dispatcher's. A rate change wakes the dispatcher, so it takes
  * effect at once, also when the dispatcher is already waiting. The dispatcher is a virtual thread,
  * so it shares the carrier threads with the default delegate's tasks: CPU-bound tasks that keep
  * every carrier busy delay it (use a {@code ThreadPoolExecutor} delegate for such work).
@@ -119,8 +143,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *     to finish, so a caller's delegate that drops accepted work (shut down by its owner, a
  *     discarding policy) keeps this executor from terminating.</li>
  * <li>A task is "started", and no longer returned by {@code shutdownNow()}, once it is handed to
- *     the delegate; if it begins running after {@code shutdownNow()}, it runs with its thread
- *     interrupted, as a {@code ThreadPoolExecutor} worker does.</li>
+ *     the delegate or taken by a worker that finished its previous task; if it begins running
+ *     after {@code shutdownNow()}, it runs with its thread interrupted, as a
+ *     {@code ThreadPoolExecutor} worker does.</li>
  * </ul>
  *
  * @since 0.1.0
@@ -151,12 +176,20 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *
      * Locking rules.
      *  - mainLock guards the transitions and the `terminated` condition.
-     *  - dispatchLock guards `held` (the task the dispatcher has taken from the queue and not yet
-     *    handed off). The dispatcher holds it while it takes from the queue (blocking, but
-     *    interruptible: shutdownNow interrupts it first) and while it hands off; shutdownNow holds
-     *    it while it drains the queue and takes `held`. So a task is exactly one of: in the
-     *    queue, held, handed to the delegate, or returned, and never two, and the owned delegate
-     *    is never shut down under a hand-off.
+     *  - dispatchLock guards writes to `held` (the task the dispatcher has taken from the queue
+     *    and not yet handed off). The dispatcher holds it while it polls the queue and while it
+     *    hands off; shutdownNow holds it while it drains the queue and takes `held`. So a task the
+     *    dispatcher takes is exactly one of: in the queue, held, handed to the delegate, or
+     *    returned, and never two, and the owned delegate is never shut down under its hand-off.
+     *  - The fast paths take no lock. A worker takes tasks from the queue only by polling it (the
+     *    queue gives each element to one consumer), so a task is still exactly one of: queued,
+     *    taken by one worker, held, handed off, or returned. A worker that took a task after
+     *    shutdownNow() drained the queue runs it interrupted, as a task handed off then does.
+     *  - A submitter on the fast path counts its task in `inFlight` before it re-checks the state:
+     *    either it sees the shutdown and takes the task back (and refuses it), or the dispatcher's
+     *    terminate() sees it in flight and waits for it. If shutdownNow() stops the owned delegate
+     *    between the re-check and the hand-off, the delegate's refusal is turned into this
+     *    executor's refusal: the task was never accepted.
      *  - A producer enqueues and then re-checks the state (as ThreadPoolExecutor does): if the
      *    executor was shut down in between and the task can still be removed from the queue, it
      *    is refused; if it cannot, the dispatcher or shutdownNow owns it.
@@ -181,14 +214,19 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /**
      * How many tasks per pool thread this executor keeps in flight on a ThreadPoolExecutor
-     * delegate: 2, so up to {@code poolSize} tasks wait in the pool's own queue. With exactly
-     * {@code poolSize} in flight the pool's queue is always empty and the workers move in lockstep
-     * with the dispatcher: a worker that finishes a task frees a slot, wakes the parked dispatcher,
-     * which hands off and wakes a parked worker, two thread wake-ups in series per task (for
-     * trivial tasks 0.01x the throughput of a plain fixed pool). With a second task per thread
-     * already queued, a worker that finishes takes its next task at once while the dispatcher
-     * refills the queue in parallel. Concurrency on the pool is still its size; the pool's queue
-     * stays bounded (at most {@code poolSize}); shutdownNow() takes those tasks back from it.
+     * delegate when its workers cannot take the next task themselves (with a global limiter,
+     * whose admissions cannot be refunded): 2, so up to {@code poolSize} tasks wait in the pool's
+     * own queue. With exactly {@code poolSize} in flight the pool's queue would always be empty
+     * and the workers would move in lockstep with the dispatcher: a worker that finishes a task
+     * frees a slot and wakes the parked dispatcher, which hands off and wakes a parked worker, two
+     * thread wake-ups in series per task (for trivial tasks 0.01x the throughput of a plain fixed
+     * pool). With a second task per thread already queued, a worker that finishes takes its next
+     * task at once while the dispatcher refills the queue in parallel.
+     *
+     * <p>Otherwise (the usual case) the in-flight bound is the pool size itself: a finishing
+     * worker takes the next queued task itself (see {@link Job#run()}), so there is no lockstep to
+     * avoid, and a second task per thread in the pool's queue would wait there behind the tasks
+     * the workers take from this executor's queue.
      */
     static final int POOL_IN_FLIGHT_FACTOR = 2;
 
@@ -218,8 +256,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private final ThreadPoolExecutor pool;
     /**
      * The slot gate; null for a delegate that is neither the default nor a ThreadPoolExecutor. Its
-     * limit is the size in force for the default delegate, and {@link #POOL_IN_FLIGHT_FACTOR} times
-     * the pool size for a ThreadPoolExecutor (see {@link #slotsFor(int)}).
+     * limit is what {@link #slotsFor(int)} gives for the size in force.
      */
     private final ConcurrencyLimit limit;
     /** The size in force (the PoolSizer's figure: pool threads or the concurrency bound); 0 if unsized. */
@@ -251,8 +288,21 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private volatile int state = RUNNING;
 
     private final ReentrantLock dispatchLock = new ReentrantLock();
-    /** The task taken from the queue and not yet handed off; guarded by dispatchLock. */
-    private Job held;
+    /**
+     * The task the dispatcher has taken from the queue and not yet handed off; written only under
+     * dispatchLock, read without it by the fast paths (which stand back while it is non-null).
+     * {@link #claim} while the dispatcher is taking from the queue.
+     */
+    private volatile Job held;
+    /** The placeholder {@link #held} holds while the dispatcher polls the queue. */
+    private final Job claim = new Job(() -> { }, 0L);
+    /**
+     * Whether the fast paths are on: submit-side hand-off and worker-side hand-off. Off with a
+     * global limiter, whose admissions cannot be refunded.
+     */
+    private final boolean fastPaths;
+    /** Whether a finishing worker may take the next task itself: only for a sized delegate. */
+    private final boolean chaining;
 
     /** Tasks handed to the delegate that have not finished (or been taken back). */
     private final AtomicLong inFlight = new AtomicLong();
@@ -302,6 +352,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 : PoolSizer.littlesLaw(Duration.ofNanos(Math.max(1L, (long) (b.targetP99 * 1e6))), 1, maxConcurrency);
         int size = sizeFor(b.rate);
         this.sizeInForce = bounded ? size : 0;
+        this.fastPaths = !hasGlobalLimiter;
+        this.chaining = fastPaths && bounded;
         this.limit = bounded ? new ConcurrencyLimit(slotsFor(size)) : null;
         if (pool != null) {
             resizePool(size);
@@ -385,6 +437,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         Job job = new Job(command, ticker.read());
         observability.onSubmit(job.enqueuedAt);
+        if (fastPaths && tryDirect(job)) {
+            return;
+        }
         if (!controller.submit(job)) {
             rejected.incrementAndGet();
             rejectFull(command);
@@ -396,6 +451,62 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             retracted.incrementAndGet();
             rejected.incrementAndGet();
             throw shutDownRejection();
+        }
+    }
+
+    /**
+     * The submit-side fast path: when nothing waits (the queue is empty and the dispatcher holds
+     * no task), a slot is free and the limiter admits now, the submitting thread hands the task
+     * off itself, as {@code ThreadPoolExecutor.execute} starts a worker, and the dispatcher is
+     * not involved. Nothing that waits is overtaken: the queue is empty.
+     *
+     * @return true if handed off (or refused by the delegate and accounted); false to queue it
+     * @throws RejectedExecutionException if the executor was shut down meanwhile
+     */
+    private boolean tryDirect(Job job) {
+        // The queue first, then `held`: the dispatcher writes `held` before it polls, so a queue
+        // seen empty because the dispatcher took its head is followed by a non-null `held`.
+        if (!controller.queue().isEmpty() || held != null || job.isCancelled()) {
+            return false;
+        }
+        if (limit != null && !limit.tryAcquire()) {
+            return false;
+        }
+        if (!controller.tryAdmitDirect()) {
+            releaseSlot();
+            return false;
+        }
+        // In flight before the state re-check: either this thread sees the shutdown, or the
+        // dispatcher's terminate() sees this task in flight and waits for it (both are volatile).
+        inFlight.incrementAndGet();
+        if (state == RUNNING) {
+            try {
+                start(job);
+                return true;
+            } catch (RuntimeException | Error e) {
+                if (!(e instanceof RejectedExecutionException) || state == RUNNING) {
+                    releaseSlot();
+                    jobDone();
+                    delegateRefused(job, e);
+                    return true;
+                }
+                // shutdownNow() stopped the owned delegate between the re-check and the hand-off:
+                // refuse the task, as if it had come a moment later.
+            }
+        }
+        controller.unadmit(true);
+        releaseSlot();
+        jobDone();
+        rejected.incrementAndGet();
+        throw shutDownRejection();
+    }
+
+    /** Hands a job to the delegate (or its own virtual thread). The caller has counted it in flight. */
+    private void start(Job job) {
+        if (delegate == null) {
+            workerFactory.newThread(job).start();
+        } else {
+            delegate.execute(job);
         }
     }
 
@@ -439,32 +550,59 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     }
 
     /**
-     * Takes, paces and hands off one task.
+     * Waits for work and a slot, then takes, paces and hands off one task.
+     *
+     * <p>The order (work, then slot, then take) keeps the dispatcher out of the way of the fast
+     * paths: it holds no task while it waits for a slot, so a finishing worker takes the next
+     * task itself instead of handing its slot to the dispatcher (see {@link Job#run()}), and it
+     * holds no slot while it waits for work, so a submitter finds one free.
      *
      * @return false when the dispatcher must exit
      */
     private boolean dispatchOne() {
-        // 1. Take the next task, recording whether it was waiting (then lateness is real).
+        // 1. Wait for work, holding nothing.
+        Thread.interrupted(); // an interrupt is a wake-up; the state says why
+        int s = state;
+        if (s >= STOP) {
+            return false;
+        }
+        boolean waited = false;
+        if (controller.queue().isEmpty()) {
+            if (s == SHUTDOWN) {
+                return false; // drained
+            }
+            try {
+                controller.awaitWork();
+            } catch (InterruptedException e) {
+                return true; // re-read the state
+            }
+            waited = true;
+        }
+
+        // 2. Wait for a slot in the delegate.
+        if (limit != null && !limit.tryAcquire()) {
+            try {
+                limit.acquire();
+            } catch (InterruptedException e) {
+                return true; // re-read the state
+            }
+            waited = true;
+        }
+
+        // 3. Take the next task (the workers or the fast path may have taken it meanwhile).
         Job job;
-        boolean wasWaiting;
         dispatchLock.lock();
         try {
-            Thread.interrupted(); // an interrupt is a wake-up; the state below says why
-            int s = state;
-            if (s >= STOP) {
+            if (state >= STOP) {
+                releaseSlot();
                 return false;
             }
+            held = claim; // the fast paths stand back from here
             Runnable r = controller.queue().poll();
-            wasWaiting = r != null;
             if (r == null) {
-                if (s == SHUTDOWN) {
-                    return false; // drained
-                }
-                try {
-                    r = controller.takeUnadmitted();
-                } catch (InterruptedException e) {
-                    return true; // re-read the state
-                }
+                held = null;
+                releaseSlot();
+                return true;
             }
             job = r instanceof Job j && j.owner() == this ? j : new Job(r, ticker.read());
             held = job;
@@ -472,20 +610,24 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             dispatchLock.unlock();
         }
 
-        // 2. Wait until the limiter admits it; a cancelled task is skipped without admission.
-        long catchUp = wasWaiting ? catchUpNanos() : 0L;
+        // 4. Wait until the limiter admits it; a cancelled task is skipped without admission.
+        // Lateness is caught up only if the task was waiting throughout: not after an idle wait,
+        // nor after a wait for a slot, during which the limiter was not the bottleneck.
+        long catchUp = waited ? 0L : catchUpNanos();
         int dueButRefused = 0;
         for (;;) {
             if (job.isCancelled()) {
                 if (release(job)) {
                     cancelled.incrementAndGet();
                 }
+                releaseSlot();
                 return true;
             }
             if (controller.tryAdmitHeld(catchUp)) {
                 break;
             }
             if (state >= STOP) {
+                releaseSlot();
                 return false; // shutdownNow() takes `held`
             }
             long wait = controller.admitWaitNanos();
@@ -503,21 +645,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             catchUp = catchUpNanos(); // the task waited throughout
         }
 
-        // 3. Wait for a slot in the delegate.
-        if (limit != null) {
-            for (;;) {
-                try {
-                    limit.acquire();
-                    break;
-                } catch (InterruptedException e) {
-                    if (state >= STOP) {
-                        return false;
-                    }
-                }
-            }
-        }
-
-        // 4. Hand off.
+        // 5. Hand off.
         dispatchLock.lock();
         try {
             if (held != job) { // taken back by shutdownNow()
@@ -528,11 +656,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             inFlight.incrementAndGet();
             Thread.interrupted(); // do not hand a wake-up interrupt to a delegate's execute()
             try {
-                if (delegate == null) {
-                    workerFactory.newThread(job).start();
-                } else {
-                    delegate.execute(job);
-                }
+                start(job);
             } catch (RuntimeException | Error e) {
                 releaseSlot();
                 jobDone();
@@ -565,6 +689,44 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             return true;
         } finally {
             dispatchLock.unlock();
+        }
+    }
+
+    /**
+     * The worker-side fast path, for a worker that has just finished a task and still holds its
+     * slot and in-flight count: the next queued task, admitted, if the limiter admits one now and
+     * nothing stands in the way; otherwise null, and the worker gives its slot back. It stands
+     * back while the dispatcher holds a task (pacing is the dispatcher's: the task it holds is
+     * older), when the slot limit was lowered below the slots in use, and once the executor or a
+     * caller's pool is stopping.
+     */
+    private Job nextJob() {
+        if (state >= STOP || held != null || limit.inUse() > limit.limit()
+                || (pool != null && pool.isShutdown())) {
+            return null;
+        }
+        for (;;) {
+            Runnable r = controller.pollAdmitted(catchUpNanos()); // work is waiting: catch up
+            if (r == null) {
+                return null;
+            }
+            Job job = r instanceof Job j && j.owner() == this ? j : new Job(r, ticker.read());
+            if (!job.isCancelled()) {
+                return job;
+            }
+            controller.unadmit(false); // a cancelled task is skipped without admission
+            cancelled.incrementAndGet();
+        }
+    }
+
+    /** Starts a chained task on its own virtual thread, which inherits the slot and in-flight count. */
+    private void startChained(Job next) {
+        try {
+            workerFactory.newThread(next).start();
+        } catch (RuntimeException | Error e) {
+            releaseSlot();
+            jobDone();
+            delegateRefused(next, e);
         }
     }
 
@@ -703,11 +865,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /**
      * The tasks this executor keeps in flight on a delegate of the given size: the size itself for
-     * the default delegate (where a task in flight is a running virtual thread), and
-     * {@link #POOL_IN_FLIGHT_FACTOR} times it for a ThreadPoolExecutor.
+     * the default delegate (where a task in flight is a running virtual thread) and for a
+     * ThreadPoolExecutor whose workers chain, {@link #POOL_IN_FLIGHT_FACTOR} times it for one whose
+     * workers cannot (with a global limiter).
      */
     private int slotsFor(int size) {
-        return pool != null ? (int) Math.min(Integer.MAX_VALUE, (long) POOL_IN_FLIGHT_FACTOR * size) : size;
+        return pool != null && !chaining ? (int) Math.min(Integer.MAX_VALUE, (long) POOL_IN_FLIGHT_FACTOR * size) : size;
     }
 
     /** Resizes the pool in the order that never throws (core <= maximum at every step). */
@@ -781,7 +944,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             held = null;
             List<Runnable> queued = new ArrayList<>();
             controller.queue().drainTo(queued);
-            if (h != null) {
+            if (h != null && h != claim) {
                 never.add(h.task);
             }
             for (Runnable r : queued) {
@@ -1030,8 +1193,46 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             }
         }
 
+        /**
+         * Runs this task and then, while the fast path allows, the next queued ones: on a
+         * {@code ThreadPoolExecutor} delegate in this same pool thread (as a pool worker takes its
+         * next task), on the default delegate each in a new virtual thread that inherits the slot.
+         * So in a steady backlog a finishing worker hands its slot straight to the next task, and
+         * the dispatcher, which would cost two thread wake-ups per task, stays parked.
+         */
         @Override
         public void run() {
+            Job j = this;
+            for (;;) {
+                boolean threw = true;
+                try {
+                    j.runTask();
+                    threw = false;
+                } finally {
+                    if (threw) { // the task's exception reaches the delegate's thread, as before
+                        releaseSlot();
+                        jobDone();
+                    }
+                }
+                Job next = chaining ? nextJob() : null;
+                if (next == null) {
+                    break;
+                }
+                if (pool == null) {
+                    startChained(next);
+                    return;
+                }
+                if (state < STOP) {
+                    Thread.interrupted(); // as a pool worker between tasks: no stale interrupt
+                }
+                j = next;
+            }
+            releaseSlot();
+            jobDone();
+        }
+
+        /** Runs the task itself, timed and accounted; the slot and in-flight count are the caller's. */
+        private void runTask() {
             Thread t = Thread.currentThread();
             if (trackRunning) {
                 runner = t;
@@ -1059,8 +1260,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 } else {
                     classify();
                 }
-                releaseSlot();
-                jobDone();
             }
         }
 
@@ -1096,7 +1295,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * @param quantile        the quantile of the window that drives the loop
      * @param depth           tasks waiting in the queue
      * @param queueCapacity   the bound on the queue
-     * @param submitted       tasks accepted into the queue
+     * @param submitted       tasks accepted: queued, or handed off at once by the fast path
      * @param admitted        tasks admitted by the rate limiter
      * @param recorded        run times recorded (one per task that ran)
      * @param dropped         offers the queue refused because it was full

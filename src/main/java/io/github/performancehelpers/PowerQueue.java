@@ -369,6 +369,40 @@ public final class PowerQueue<E> {
     }
 
     /**
+     * Waits until the queue holds an element, without removing it: for a consumer that must
+     * prepare (acquire a slot, say) before it takes. Another consumer may take the element before
+     * the caller does, so a following {@link #poll()} can still return {@code null}.
+     *
+     * @throws InterruptedException if the current thread is interrupted before or while waiting
+     */
+    void awaitNotEmpty() throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        if (peek() != null) {
+            return;
+        }
+        final ReentrantLock lock = this.lock;
+        lock.lockInterruptibly();
+        try {
+            waiters++; // as in take(): volatile write, then peek's volatile reads
+            try {
+                while (peek() == null) {
+                    notEmpty.await();
+                }
+                passSignalOn(); // this waiter consumed nothing: another may take the element
+            } catch (InterruptedException ie) {
+                passSignalOn();
+                throw ie;
+            } finally {
+                waiters--;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
      * An interrupted waiter may have absorbed a producer's signal; hand it to another waiter.
      * Called under {@link #lock}.
      */

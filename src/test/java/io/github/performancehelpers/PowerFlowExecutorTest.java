@@ -555,15 +555,41 @@ class PowerFlowExecutorTest {
     }
 
     /**
-     * A ThreadPoolExecutor delegate of size 2 holds 4 tasks in flight (2 running, 2 in its queue),
-     * the size stays the sizer's 2, and shutdownNow returns the held, the queued and the pool-queued
-     * tasks and interrupts the running ones (through the owned pool's own shutdownNow).
+     * A ThreadPoolExecutor delegate of size 2 holds 2 tasks in flight (both running, none in its
+     * queue: its finishing workers take the next task from this executor's queue themselves), the
+     * size stays the sizer's 2, and shutdownNow returns the queued tasks and interrupts the running
+     * ones (through the owned pool's own shutdownNow).
      */
     @Test
-    void aPoolDelegateHoldsTwoTasksPerThreadInFlight() throws Exception {
+    void aPoolDelegateHoldsOneTaskPerThreadInFlight() throws Exception {
         ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
         PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
                 .delegate(pool).ownsDelegate(true).poolSizer(rate -> 2).scheduler(new ManualScheduler()).build();
+        assertPoolInFlight(e, pool, 2, 0);
+    }
+
+    /**
+     * With a global limiter (whose admissions cannot be refunded, so workers do not take tasks
+     * themselves) the pool of size 2 holds 4 tasks in flight: 2 running and 2 in its queue, so that
+     * a finishing worker finds its next task there instead of waiting for the dispatcher;
+     * shutdownNow returns the queued and the pool-queued tasks.
+     */
+    @Test
+    void withAGlobalLimiterAPoolDelegateHoldsTwoTasksPerThreadInFlight() throws Exception {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
+                .globalLimiter(PowerGCRA.builder().rate(1_000_000).burst(1000).build())
+                .delegate(pool).ownsDelegate(true).poolSizer(rate -> 2).scheduler(new ManualScheduler()).build();
+        assertPoolInFlight(e, pool, 2, 2);
+    }
+
+    /**
+     * Submits 6 blocking tasks and checks that {@code running} run and {@code poolQueued} wait in
+     * the pool's queue, the rest in the executor's queue; then shutdownNow returns the executor's
+     * queued tasks followed by the pool's, interrupts the running ones and terminates the pool.
+     */
+    private static void assertPoolInFlight(PowerFlowExecutor e, ThreadPoolExecutor pool, int running,
+            int poolQueued) throws Exception {
         CountDownLatch never = new CountDownLatch(1);
         AtomicInteger interrupted = new AtomicInteger();
         List<Future<?>> fs = new ArrayList<>();
@@ -576,17 +602,21 @@ class PowerFlowExecutorTest {
                 }
             }));
         }
-        // 1, 2 running; 3, 4 in the pool's queue; 5 held by the dispatcher (no slot); 6 queued here
-        await(() -> pool.getActiveCount() == 2 && pool.getQueue().size() == 2 && e.stats().depth() == 1);
+        int queued = 6 - running - poolQueued;
+        // the dispatcher waits for a slot before it takes a task, so it holds none
+        await(() -> pool.getActiveCount() == running && pool.getQueue().size() == poolQueued
+                && e.stats().depth() == queued);
         assertEquals(2, e.poolSize());
         assertEquals(2, pool.getMaximumPoolSize());
         List<Runnable> back = e.shutdownNow();
-        assertEquals(List.of(fs.get(4), fs.get(5), fs.get(2), fs.get(3)), back);
+        List<Future<?>> expected = new ArrayList<>(fs.subList(running + poolQueued, 6));
+        expected.addAll(fs.subList(running, running + poolQueued));
+        assertEquals(expected, back);
         assertTrue(e.awaitTermination(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
-        assertEquals(2, interrupted.get());
+        assertEquals(running, interrupted.get());
         assertTrue(pool.isTerminated());
         PowerFlowExecutor.Stats st = e.stats();
-        assertEquals(2, st.completed()); // the two interrupted tasks returned normally
+        assertEquals(running, st.completed()); // the interrupted tasks returned normally
         assertEquals(0, st.running());
     }
 

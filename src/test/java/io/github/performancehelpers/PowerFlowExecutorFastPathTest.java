@@ -1,0 +1,206 @@
+package io.github.performancehelpers;
+
+import static io.github.performancehelpers.PowerFlowExecutorTest.LONG_DELAY_MS;
+import static io.github.performancehelpers.PowerFlowExecutorTest.await;
+import static io.github.performancehelpers.PowerFlowExecutorTest.terminate;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The executor's two fast paths, which keep the dispatcher out of the common case: a submitter
+ * that finds nothing waiting hands its task off itself, and a worker that finishes a task takes
+ * the next queued one itself. Both keep the queue's order, the limiter and the slot bound.
+ */
+class PowerFlowExecutorFastPathTest {
+
+    /** A pool that records which thread handed it each task. */
+    static final class RecordingPool extends ThreadPoolExecutor {
+        final List<Thread> callers = new CopyOnWriteArrayList<>();
+
+        RecordingPool(int size) {
+            super(size, size, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+        }
+
+        @Override
+        public void execute(Runnable command) {
+            callers.add(Thread.currentThread());
+            super.execute(command);
+        }
+    }
+
+    /** A task that records its name and thread when it starts, then waits for its gate. */
+    record Step(String name, CountDownLatch gate, List<String> starts, List<Thread> threads) implements Runnable {
+        @Override
+        public void run() {
+            starts.add(name);
+            threads.add(Thread.currentThread());
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** An idle executor hands a task to its pool on the submitting thread, before execute returns. */
+    @Test
+    void anIdleExecutorHandsOffOnTheSubmittingThread() throws Exception {
+        RecordingPool pool = new RecordingPool(2);
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
+                .delegate(pool).ownsDelegate(true).poolSizer(rate -> 2).scheduler(new ManualScheduler()).build();
+        try {
+            e.execute(() -> { });
+            assertEquals(List.of(Thread.currentThread()), pool.callers);
+            assertEquals(1, e.stats().submitted());
+            assertEquals(1, e.stats().admitted());
+        } finally {
+            terminate(e);
+        }
+    }
+
+    /**
+     * On a frozen clock at 1000/s without burst: the first task goes straight through; the second
+     * is refused by the limiter and queued; the third finds it in the queue and queues behind it,
+     * though a slot is free. Each millisecond the clock advances admits exactly the next one, in
+     * submission order, handed off by the dispatcher, never by the submitter.
+     */
+    @Test
+    void aTaskBehindAQueuedOneQueuesAndKeepsItsOrder() throws Exception {
+        FakeTicker t = new FakeTicker();
+        RecordingPool pool = new RecordingPool(4);
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1000).minRate(1).ticker(t)
+                .delegate(pool).ownsDelegate(true).poolSizer(rate -> 4).scheduler(new ManualScheduler()).build();
+        List<String> starts = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        CountDownLatch open = new CountDownLatch(0);
+        try {
+            e.execute(new Step("a", open, starts, threads));
+            e.execute(new Step("b", open, starts, threads));
+            e.execute(new Step("c", open, starts, threads));
+            assertEquals(List.of(Thread.currentThread()), pool.callers); // only a went straight through
+            assertEquals(3, e.stats().submitted());
+            assertEquals(1, e.stats().admitted());
+            await(() -> starts.equals(List.of("a")));
+            t.advanceMillis(1);
+            await(() -> starts.equals(List.of("a", "b")));
+            t.advanceMillis(1);
+            await(() -> starts.equals(List.of("a", "b", "c")));
+            assertEquals(3, pool.callers.size());
+            assertFalse(pool.callers.subList(1, 3).contains(Thread.currentThread()));
+        } finally {
+            terminate(e);
+        }
+    }
+
+    /**
+     * With every slot of a one-thread pool busy, queued tasks are run by the pool thread that
+     * finishes, one after another and in queue order, without going back through the pool (its
+     * execute is not called for them) and without running more than one at a time.
+     */
+    @Test
+    void aFinishingWorkerRunsTheNextQueuedTasksOnItsOwnThreadInOrder() throws Exception {
+        RecordingPool pool = new RecordingPool(1);
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
+                .delegate(pool).ownsDelegate(true).poolSizer(rate -> 1).scheduler(new ManualScheduler()).build();
+        List<String> starts = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        CountDownLatch first = new CountDownLatch(1);
+        CountDownLatch open = new CountDownLatch(0);
+        try {
+            e.execute(new Step("first", first, starts, threads));
+            await(() -> starts.size() == 1);
+            for (int i = 0; i < 5; i++) {
+                e.execute(new Step("q" + i, open, starts, threads));
+            }
+            assertEquals(5, e.stats().depth()); // the only slot is busy: all five wait here
+            first.countDown();
+            await(() -> e.stats().completed() == 6);
+            assertEquals(List.of("first", "q0", "q1", "q2", "q3", "q4"), starts);
+            assertEquals(1, new HashSet<>(threads).size()); // all on the pool's one thread
+            assertEquals(1, pool.callers.size()); // only "first" went through pool.execute
+            assertEquals(1, pool.getLargestPoolSize());
+        } finally {
+            terminate(e);
+        }
+    }
+
+    /**
+     * On the default delegate, a finishing worker hands its slot to the next queued task, which
+     * still gets a virtual thread of its own: one thread per task, as the delegate promises, and
+     * never more tasks running than the bound (here 1).
+     */
+    @Test
+    void onTheDefaultDelegateEveryChainedTaskHasItsOwnVirtualThread() throws Exception {
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
+                .poolSizer(rate -> 1).scheduler(new ManualScheduler()).build();
+        List<String> starts = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        CountDownLatch first = new CountDownLatch(1);
+        CountDownLatch open = new CountDownLatch(0);
+        int[] maxRunning = new int[1];
+        try {
+            e.execute(new Step("first", first, starts, threads));
+            await(() -> starts.size() == 1);
+            for (int i = 0; i < 20; i++) {
+                e.execute(() -> {
+                    synchronized (maxRunning) {
+                        maxRunning[0] = Math.max(maxRunning[0], e.stats().running());
+                    }
+                    new Step("q", open, starts, threads).run();
+                });
+            }
+            first.countDown();
+            await(() -> e.stats().completed() == 21);
+            Set<Thread> distinct = new HashSet<>(threads);
+            assertEquals(21, distinct.size());
+            assertTrue(distinct.stream().allMatch(Thread::isVirtual));
+            assertEquals(1, maxRunning[0]);
+        } finally {
+            terminate(e);
+        }
+        assertTrue(e.awaitTermination(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+    }
+
+    /**
+     * Under pacing, a worker that finishes with tasks queued and no admission due gives its slot
+     * back, and each admission (one per advanced millisecond on a frozen clock) goes to the oldest
+     * waiting task.
+     */
+    @Test
+    void underPacingEachAdmissionGoesToTheOldestWaitingTask() throws Exception {
+        FakeTicker t = new FakeTicker();
+        RecordingPool pool = new RecordingPool(1);
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1000).minRate(1).ticker(t)
+                .delegate(pool).ownsDelegate(true).poolSizer(rate -> 1).scheduler(new ManualScheduler()).build();
+        List<String> starts = new CopyOnWriteArrayList<>();
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        CountDownLatch first = new CountDownLatch(1);
+        CountDownLatch open = new CountDownLatch(0);
+        try {
+            e.execute(new Step("first", first, starts, threads)); // admitted, runs, holds the slot
+            e.execute(new Step("b", open, starts, threads));
+            e.execute(new Step("c", open, starts, threads));
+            await(() -> starts.size() == 1);
+            first.countDown(); // the worker finishes with b and c queued and no admission due
+            await(() -> e.stats().completed() == 1);
+            t.advanceMillis(1);
+            await(() -> starts.size() == 2);
+            t.advanceMillis(1);
+            await(() -> starts.size() == 3);
+            assertEquals(List.of("first", "b", "c"), starts);
+        } finally {
+            terminate(e);
+        }
+    }
+}
