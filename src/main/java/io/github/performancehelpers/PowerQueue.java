@@ -53,8 +53,8 @@ public final class PowerQueue<E> {
      * if head == tail when tail is re-read. Otherwise the claimant is in flight (a few
      * instructions) and the caller spins until it finishes (as JCTools' MpmcArrayQueue.poll does).
      *
-     * Blocking consumers. take() and poll(timeout) increment `waiters` (volatile, written only
-     * under `lock`), then poll, then await notEmpty; a producer reads `waiters` after its CAS on
+     * Blocking consumers. awaitNotEmpty() (which take() loops on) and poll(timeout) increment
+     * `waiters` (volatile, written only under `lock`), then peek or poll, then await notEmpty; a producer reads `waiters` after its CAS on
      * tail and signals only if it is non-zero. Both sides write a volatile and then read the
      * other's volatile, so either the producer sees the waiter or the waiter's poll sees the
      * producer's position; and because the waiter holds `lock` from the increment until await()
@@ -300,27 +300,12 @@ public final class PowerQueue<E> {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        E e = poll();
-        if (e != null) {
-            return e;
-        }
-        final ReentrantLock lock = this.lock;
-        lock.lockInterruptibly();
-        try {
-            waiters++; // volatile write (under lock), then poll's volatile reads: see notes
-            try {
-                while ((e = poll()) == null) {
-                    notEmpty.await();
-                }
+        for (;;) {
+            E e = poll();
+            if (e != null) {
                 return e;
-            } catch (InterruptedException ie) {
-                passSignalOn();
-                throw ie;
-            } finally {
-                waiters--;
             }
-        } finally {
-            lock.unlock();
+            awaitNotEmpty(); // another consumer may take what it saw: then wait again
         }
     }
 
@@ -370,8 +355,9 @@ public final class PowerQueue<E> {
 
     /**
      * Waits until the queue holds an element, without removing it: for a consumer that must
-     * prepare (acquire a slot, say) before it takes. Another consumer may take the element before
-     * the caller does, so a following {@link #poll()} can still return {@code null}.
+     * prepare (acquire a slot, say) before it takes, and for {@link #take()}. Another consumer may
+     * take the element before the caller does, so a following {@link #poll()} can still return
+     * {@code null}.
      *
      * @throws InterruptedException if the current thread is interrupted before or while waiting
      */
@@ -385,7 +371,7 @@ public final class PowerQueue<E> {
         final ReentrantLock lock = this.lock;
         lock.lockInterruptibly();
         try {
-            waiters++; // as in take(): volatile write, then peek's volatile reads
+            waiters++; // volatile write (under lock), then peek's volatile reads: see notes
             try {
                 while (peek() == null) {
                     notEmpty.await();

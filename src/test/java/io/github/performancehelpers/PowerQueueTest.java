@@ -282,6 +282,48 @@ class PowerQueueTest {
         assertTrue(q.isEmpty());
     }
 
+    /**
+     * awaitNotEmpty() (the executor's dispatcher waits here before it takes a slot) blocks while
+     * empty, returns once a producer offers, and leaves the element in the queue.
+     */
+    @Test
+    void awaitNotEmptyBlocksUntilAnOfferAndRemovesNothing() throws Exception {
+        PowerQueue<String> q = new PowerQueue<>(2);
+        CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            try {
+                q.awaitNotEmpty();
+                outcome.complete(null);
+            } catch (Throwable t) {
+                outcome.complete(t);
+            }
+        });
+        awaitParked(waiter);
+        assertFalse(outcome.isDone());
+        assertTrue(q.offer("x"));
+        assertNull(outcome.get(WAIT_SECONDS, TimeUnit.SECONDS));
+        assertEquals(1, q.size());
+        assertEquals("x", q.poll());
+    }
+
+    /** awaitNotEmpty() is interruptible while it waits. */
+    @Test
+    void awaitNotEmptyIsInterruptible() throws Exception {
+        PowerQueue<String> q = new PowerQueue<>(2);
+        CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+        Thread waiter = Thread.ofVirtual().start(() -> {
+            try {
+                q.awaitNotEmpty();
+                outcome.complete(new AssertionError("returned on an empty queue"));
+            } catch (Throwable t) {
+                outcome.complete(t);
+            }
+        });
+        awaitParked(waiter);
+        waiter.interrupt();
+        assertTrue(outcome.get(WAIT_SECONDS, TimeUnit.SECONDS) instanceof InterruptedException);
+    }
+
     /** Interrupting a consumer blocked in take() throws InterruptedException; nothing is lost. */
     @Test
     void takeIsInterruptibleAndLosesNothing() throws Exception {
