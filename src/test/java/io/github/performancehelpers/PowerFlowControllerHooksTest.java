@@ -1,0 +1,55 @@
+package io.github.performancehelpers;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The package-private hooks the executor's fast paths use: admission is consumed only for an item
+ * actually handed out, and a taken-back admission is refunded and uncounted.
+ */
+class PowerFlowControllerHooksTest {
+
+    /** 100/s, no burst, on a frozen clock: exactly one admission until the clock moves 10 ms. */
+    private static PowerFlowController<String> frozen(FakeTicker t) {
+        return PowerFlowController.<String>builder().rate(100).minRate(1).targetP99(30).ticker(t).build();
+    }
+
+    /** On an empty queue pollAdmitted returns null and leaves the limiter's capacity alone. */
+    @Test
+    void pollAdmittedOnAnEmptyQueueConsumesNothing() {
+        PowerFlowController<String> flow = frozen(new FakeTicker());
+        assertNull(flow.pollAdmitted(0));
+        assertEquals(1, flow.limiter().available());
+        assertEquals(0, flow.stats().admitted());
+    }
+
+    /** pollAdmitted hands out the head once admitted, and leaves the next queued when refused. */
+    @Test
+    void pollAdmittedTakesTheHeadOnlyWhenTheLimiterAdmits() {
+        FakeTicker t = new FakeTicker();
+        PowerFlowController<String> flow = frozen(t);
+        flow.submit("a");
+        flow.submit("b");
+        assertEquals("a", flow.pollAdmitted(0));
+        assertNull(flow.pollAdmitted(0)); // no admission due
+        assertEquals(1, flow.depth());
+        t.advanceMillis(10);
+        assertEquals("b", flow.pollAdmitted(0));
+        assertEquals(2, flow.stats().admitted());
+    }
+
+    /** tryAdmitDirect counts one submitted and admitted item; unadmit(true) refunds and uncounts it. */
+    @Test
+    void aDirectAdmissionCanBeTakenBack() {
+        PowerFlowController<String> flow = frozen(new FakeTicker());
+        assertTrue(flow.tryAdmitDirect());
+        assertFalse(flow.tryAdmitDirect()); // the one admission is spent
+        assertEquals(1, flow.stats().submitted());
+        assertEquals(1, flow.stats().admitted());
+        flow.unadmit(true);
+        assertEquals(0, flow.stats().submitted());
+        assertEquals(0, flow.stats().admitted());
+        assertTrue(flow.tryAdmitDirect()); // the refund gave it back
+    }
+}
