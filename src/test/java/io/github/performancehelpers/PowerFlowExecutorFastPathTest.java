@@ -14,7 +14,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -67,6 +70,35 @@ class PowerFlowExecutorFastPathTest {
         } finally {
             terminate(e);
         }
+    }
+
+    /**
+     * If shutdownNow() stops the owned pool between the fast path's state check and its hand-off,
+     * the pool's refusal becomes this executor's: execute throws RejectedExecutionException, the
+     * task never runs and counts as rejected, not submitted, and the executor terminates.
+     */
+    @Test
+    void aFastPathHandOffRacingShutdownNowIsRefusedNotLost() throws Exception {
+        AtomicReference<PowerFlowExecutor> self = new AtomicReference<>();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>()) {
+            @Override
+            public void execute(Runnable command) {
+                self.get().shutdownNow(); // lands exactly inside the window
+                super.execute(command);
+            }
+        };
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
+                .delegate(pool).ownsDelegate(true).poolSizer(rate -> 2).scheduler(new ManualScheduler()).build();
+        self.set(e);
+        AtomicBoolean ran = new AtomicBoolean();
+        assertThrows(RejectedExecutionException.class, () -> e.execute(() -> ran.set(true)));
+        assertTrue(e.awaitTermination(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        assertFalse(ran.get());
+        PowerFlowExecutor.Stats st = e.stats();
+        assertEquals(1, st.rejected());
+        assertEquals(0, st.submitted());
+        assertEquals(0, st.admitted());
+        assertEquals(0, e.callbackFailures()); // not reported as a delegate failure
     }
 
     /**
