@@ -35,8 +35,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     tuned on the seed's plant (about 400/s against a 30 ms target). They are absolute, in
  *     (tasks/s)/ms, so they are rescaled by {@code (maxRate / W[ms]) / (400 / 30)}: the same
  *     relative correction for the same relative latency error.</li>
- * <li>{@code queueCapacity = 10,000}, so that ordinary batches are queued rather than refused;
- *     a full queue still throws {@link QueueFullException}.</li>
+ * <li>{@code queueCapacity = min(10,000, max(n, ceil(maxRate × 1 s)))}: one second of work at
+ *     full speed (the loop's default observe interval), at least one pool's worth ({@code n}),
+ *     at most 10,000. A batch the pool could start within a second is queued rather than
+ *     refused; beyond that a full queue throws {@link QueueFullException}, so sustained
+ *     overload is shed at the door instead of waiting in line. The bound on the wait follows:
+ *     a queued task waits at most {@code queueCapacity / rate}, one second at {@code maxRate},
+ *     {@code maxRate / rate} seconds once the loop has cut the rate to {@code rate}. (The
+ *     constant 10,000 it replaces was minutes of waiting under sustained overload: on the
+ *     closed-loop bench, 64 threads at a 60 ms target, whose loop settles near 130/s, an
+ *     end-to-end p99 of 30 s; see {@code benchmarks/closedloop.md}.)</li>
  * <li>The pool is sized with {@link PoolSizer#littlesLaw(Duration, int, int)
  *     littlesLaw(W, 1, n)}.</li>
  * </ul>
@@ -50,6 +58,12 @@ public final class PowerExecutors {
 
     /** The seed's reference plant: the defaults' gains fit 400/s at a 30 ms target. */
     private static final double REFERENCE_RATE_PER_MS = 400.0 / 30.0;
+
+    /** How much work at maxRate the factories' queue holds, in seconds. */
+    static final double QUEUE_SECONDS = 1.0;
+
+    /** The factories' largest queue. */
+    static final int MAX_QUEUE_CAPACITY = 10_000;
 
     private PowerExecutors() {
     }
@@ -113,9 +127,18 @@ public final class PowerExecutors {
         return b.rate(maxRate).maxRate(maxRate).minRate(maxRate / 100)
                 .targetP99(targetMs)
                 .kp(0.05 * scale).ki(0.001 * scale)
-                .queueCapacity(10_000)
+                .queueCapacity(queueCapacity(n, maxRate))
                 .maxConcurrency(n)
                 .poolSizer(PoolSizer.littlesLaw(target, 1, n));
+    }
+
+    /**
+     * The factories' queue bound: {@code min(10,000, max(n, ceil(maxRate × 1 s)))} (see the class
+     * description).
+     */
+    static int queueCapacity(int n, double maxRate) {
+        double oneSecond = Math.ceil(maxRate * QUEUE_SECONDS);
+        return (int) Math.min(MAX_QUEUE_CAPACITY, Math.max(n, oneSecond));
     }
 
     private static ThreadFactory daemonThreads(String prefix) {
