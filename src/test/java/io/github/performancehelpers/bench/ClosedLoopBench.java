@@ -491,8 +491,8 @@ public final class ClosedLoopBench {
                 continue;
             }
             sb.append(String.format(Locale.ROOT, "%-13s", r.name()));
-            for (double v : r.windowRate()) {
-                sb.append(String.format(Locale.ROOT, " %5.0f", v));
+            for (int i = 0; i < r.windowP99().length; i++) {
+                sb.append(String.format(Locale.ROOT, " %5.0f", r.windowRate()[i]));
             }
             sb.append('\n');
         }

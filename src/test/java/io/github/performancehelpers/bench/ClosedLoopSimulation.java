@@ -61,14 +61,28 @@ public final class ClosedLoopSimulation {
      * @return the figures
      */
     public static Run run(int phaseSeconds, long seed, double gainScale, boolean lowerQuantile) {
+        return run(phaseSeconds, seed, gainScale, gainScale, lowerQuantile);
+    }
+
+    /**
+     * As {@link #run(int, long, double, boolean)}, with separate multiples for the two gains.
+     *
+     * @param phaseSeconds  each phase's length
+     * @param seed          the service-time seed
+     * @param kpScale       kp's multiple of the seed's 0.05
+     * @param kiScale       ki's multiple of the seed's 0.001
+     * @param lowerQuantile read the window with the histogram's lower quantile
+     * @return the figures
+     */
+    public static Run run(int phaseSeconds, long seed, double kpScale, double kiScale, boolean lowerQuantile) {
         ClosedLoopBench.Config c = ClosedLoopBench.Config.standard(phaseSeconds);
         double targetMs = c.targetMs();
         double maxRate = c.threads() / (targetMs / 1000);
         FakeTicker ticker = new FakeTicker();
-        Loop flow = lowerQuantile ? new LowerQuantileLoop(maxRate, targetMs, gainScale)
+        Loop flow = lowerQuantile ? new LowerQuantileLoop(maxRate, targetMs, kpScale, kiScale)
                 : new ControllerLoop(PowerFlowController.<Integer>builder()
                         .rate(maxRate).minRate(maxRate / 100).maxRate(maxRate).targetP99(targetMs)
-                        .kp(0.05 * gainScale).ki(0.001 * gainScale).ticker(ticker).build());
+                        .kp(0.05 * kpScale).ki(0.001 * kiScale).ticker(ticker).build());
         SplittableRandom random = new SplittableRandom(seed);
         long ms = 1_000_000L;
         long second = 1_000_000_000L;
@@ -172,8 +186,8 @@ public final class ClosedLoopSimulation {
         final PowerServo servo;
         double rate;
 
-        LowerQuantileLoop(double maxRate, double targetMs, double gainScale) {
-            servo = PowerServo.builder().kp(0.05 * gainScale).ki(0.001 * gainScale).setpoint(targetMs)
+        LowerQuantileLoop(double maxRate, double targetMs, double kpScale, double kiScale) {
+            servo = PowerServo.builder().kp(0.05 * kpScale).ki(0.001 * kiScale).setpoint(targetMs)
                     .min(maxRate / 100).max(maxRate).dt(1).build();
             rate = maxRate;
         }
