@@ -42,10 +42,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     service time's p99 that knee is where the loop settles. There the full integral gain makes
  *     each one-second step overshoot the knee, and the loop cycles: the rate creeps up, the p99
  *     spikes, the rate falls to the floor. On {@code ClosedLoopBench}'s downstream (simulated,
- *     {@code ClosedLoopSimulation}, 60 s after the capacity halves) the p99 of the last 30 s was
- *     more than 10 % over the target in 15 of 20 runs with the full integral (goodput 126/s), in
- *     10 of 40 with half of it (162/s) and in 1 of 40 with a quarter (157/s); see
- *     {@code benchmarks/closedloop.md}. The price is a slower climb after a cut, by
+ *     {@code ClosedLoopSimulation}, 40 seeds, 60 s after the capacity halves) the p99 of the last
+ *     30 s was more than 10 % over the target in 29 of 40 runs with the full integral (goodput
+ *     129/s) and in 1 of 40 with a quarter of it (157/s); see {@code benchmarks/closedloop.md}. The price is a slower climb after a cut, by
  *     {@code ki × dt × error} per observation.</li>
  * <li>{@code queueCapacity = min(10,000, max(n, ceil(maxRate × 1 s)))}: one second of work at
  *     full speed (the loop's default observe interval), at least one pool's worth ({@code n}),

@@ -75,6 +75,21 @@ class PowerExecutorsTest {
     }
 
     /**
+     * The factories rescale the seed's gains by (maxRate / W) / (400 / 30) and keep a quarter of the
+     * integral: for 64 threads at 60 ms, scale 1.333, kp 0.0667, ki 0.000333.
+     */
+    @Test
+    void factoryGainsAreRescaledWithAQuarterOfTheIntegral() throws Exception {
+        try (PowerFlowExecutor executor = PowerExecutors.newFixedFlowPool(64, Duration.ofMillis(60))) {
+            PowerServo servo = executor.controller().servo();
+            double scale = (64 / 0.06 / 60) / (400.0 / 30);
+            assertEquals(1.3333, scale, 1e-4);
+            assertEquals(0.05 * scale, servo.kp(), 1e-12);
+            assertEquals(0.001 * scale / 4, servo.ki(), 1e-12);
+        }
+    }
+
+    /**
      * The factories' queue holds one second of work at maxRate, at least one pool's worth and at
      * most 10,000: so a full queue means at most one second of waiting at full speed.
      */

@@ -222,23 +222,33 @@ public final class ClosedLoopSimulation {
     }
 
     /**
-     * Runs both readings over seeds and prints mean and worst settled p99 and goodput.
+     * Runs both readings and the factory's gains over seeds, for 20-s and 60-s phases, and prints
+     * the mean, median and worst p99 over the last half of phase 2, and the goodput.
      *
      * @param args optional: number of seeds (default 20)
      */
     public static void main(String[] args) {
         int seeds = args.length > 0 && !args[0].startsWith("${") ? Integer.parseInt(args[0]) : 20;
-        System.out.println("| gains | window quantile | p99 after, mean of seeds ms | median ms | worst ms "
-                + "| seeds over +10 % | goodput /s | completed /s |");
-        System.out.println("|---|---|---:|---:|---:|---:|---:|---:|");
-        for (double scale : new double[] {1.0, (64 / 0.06 / 60) / (400.0 / 30)}) {
-            for (boolean lower : new boolean[] {true, false}) {
+        double scale = (64 / 0.06 / 60) / (400.0 / 30); // the factory's rescaling for this plant
+        System.out.println("| phase s | arm | kp × | ki × | window quantile | p99 after, mean of seeds ms "
+                + "| median ms | worst ms | seeds over +10 % | goodput /s | completed /s |");
+        System.out.println("|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|");
+        Object[][] arms = {
+            {"flowDefaults", 1.0, 1.0, true}, {"flowDefaults", 1.0, 1.0, false},
+            {"flowPool (before)", scale, scale, true}, {"flowPool (rescaled ki)", scale, scale, false},
+            {"flowPool", scale, scale / 4, false},
+        };
+        for (int phase : new int[] {20, 60}) {
+            for (Object[] arm : arms) {
+                double kpScale = (Double) arm[1];
+                double kiScale = (Double) arm[2];
+                boolean lower = (Boolean) arm[3];
                 double[] p = new double[seeds];
                 double gp = 0;
                 double cp = 0;
                 int over = 0;
                 for (int s = 0; s < seeds; s++) {
-                    Run r = run(20, 1000 + s, scale, lower);
+                    Run r = run(phase, 1000 + s, kpScale, kiScale, lower);
                     p[s] = r.p99After();
                     gp += r.goodput();
                     cp += r.completed();
@@ -248,8 +258,8 @@ public final class ClosedLoopSimulation {
                 }
                 double[] sorted = p.clone();
                 Arrays.sort(sorted);
-                System.out.printf(Locale.ROOT, "| %.2f | %s | %.1f | %.1f | %.1f | %d/%d | %.0f | %.0f |%n", scale,
-                        lower ? "lower, floor(q(n-1))" : "controller, ceil(q(n+1))",
+                System.out.printf(Locale.ROOT, "| %d | %s | %.2f | %.2f | %s | %.1f | %.1f | %.1f | %d/%d | %.0f | %.0f |%n",
+                        phase, arm[0], kpScale, kiScale, lower ? "lower, floor(q(n-1))" : "controller, ceil(q(n+1))",
                         Arrays.stream(p).average().orElseThrow(), sorted[seeds / 2], sorted[seeds - 1], over, seeds,
                         gp / seeds, cp / seeds);
             }
