@@ -48,7 +48,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * sample of 1-based rank {@code min(n, ceil(q × (n + 1)))} in ascending order: the order
  * statistic whose expected population quantile is {@code q} (the k-th smallest of {@code n}
  * samples lies, on average, at the population's {@code k / (n + 1)} quantile). For the p99 that
- * is the largest sample up to 98 samples, the second largest from 99 to 198, and so on.
+ * is the largest sample up to 198 samples, the second largest from 199 to 298, and so on.
  * {@link PowerHistogram#quantile(double)}'s lower quantile, 0-based rank
  * {@code floor(q × (n - 1))}, is biased low on small windows: of 130 samples it reads the third
  * largest, on average the population's p97.7. Held at the target, that estimate leaves the true
@@ -337,8 +337,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
         if (n == 0) {
             return Double.NaN;
         }
-        // 0-based; the epsilon keeps q × (n + 1) that is an integer in exact arithmetic (0.5 × 3)
-        // on that integer despite rounding.
+        // 0-based. The epsilon keeps a q × (n + 1) that is an integer in exact arithmetic
+        // (0.5 × 4) on that integer when rounding leaves it a hair above.
         long rank = Math.min(n, (long) Math.ceil(q * (n + 1) - 1e-9)) - 1;
         if (rank >= n - 1) {
             return window.max();

@@ -214,7 +214,7 @@ class PowerFlowControllerTest {
         assertEquals(100, flow.lastObservedP99(), 100 * 0.01);
     }
 
-    /** Below 99 samples the p99 the loop reads is the window's largest sample: of 130, 200 ms, not the lower quantile's 50 ms. */
+    /** Up to 198 samples the p99 the loop reads is the window's largest sample: of 130, 200 ms, not the lower quantile's 50 ms. */
     @Test
     void smallWindowObservesItsLargestSampleForThePercentile99() {
         FakeTicker t = new FakeTicker();
