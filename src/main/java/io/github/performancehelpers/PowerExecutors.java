@@ -33,10 +33,29 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>{@code minRate = maxRate / 100}.</li>
  * <li>The gains: the flow controller's defaults ({@code kp = 0.05}, {@code ki = 0.001}) were
  *     tuned on the seed's plant (about 400/s against a 30 ms target). They are absolute, in
- *     (tasks/s)/ms, so they are rescaled by {@code (maxRate / W[ms]) / (400 / 30)}: the same
- *     relative correction for the same relative latency error.</li>
- * <li>{@code queueCapacity = 10,000}, so that ordinary batches are queued rather than refused;
- *     a full queue still throws {@link QueueFullException}.</li>
+ *     (tasks/s)/ms, so they are rescaled by {@code scale = (maxRate / W[ms]) / (400 / 30)}: the
+ *     same relative correction for the same relative latency error. Then
+ *     {@code kp = 0.05 × scale} and {@code ki = 0.001 × scale / 4}. The quarter: the seed's plant
+ *     is linear (its latency rises 90 ms from zero to full capacity), a pool in front of a
+ *     queueing downstream is not. Its p99 stays near the service time's own p99 up to 80-90 %
+ *     utilisation and then rises several ms per task/s, and when the target is not far above the
+ *     service time's p99 that knee is where the loop settles. There the full integral gain makes
+ *     each one-second step overshoot the knee, and the loop cycles: the rate creeps up, the p99
+ *     spikes, the rate falls to the floor. On {@code ClosedLoopBench}'s downstream (simulated,
+ *     {@code ClosedLoopSimulation}, 40 seeds, 60 s after the capacity halves) the p99 of the last
+ *     30 s was more than 10 % over the target in 29 of 40 runs with the full integral (goodput
+ *     129/s) and in 1 of 40 with a quarter of it (157/s); see {@code benchmarks/closedloop.md}. The price is a slower climb after a cut, by
+ *     {@code ki × dt × error} per observation.</li>
+ * <li>{@code queueCapacity = min(10,000, max(n, ceil(maxRate × 1 s)))}: one second of work at
+ *     full speed (the loop's default observe interval), at least one pool's worth ({@code n}),
+ *     at most 10,000. A batch the pool could start within a second is queued rather than
+ *     refused; beyond that a full queue throws {@link QueueFullException}, so sustained
+ *     overload is shed at the door instead of waiting in line. The bound on the wait follows:
+ *     a queued task waits at most {@code queueCapacity / rate}, one second at {@code maxRate},
+ *     {@code maxRate / rate} seconds once the loop has cut the rate to {@code rate}. (The
+ *     constant 10,000 it replaces was minutes of waiting under sustained overload: on the
+ *     closed-loop bench, 64 threads at a 60 ms target, whose loop settles near 130/s, an
+ *     end-to-end p99 of 30 s; see {@code benchmarks/closedloop.md}.)</li>
  * <li>The pool is sized with {@link PoolSizer#littlesLaw(Duration, int, int)
  *     littlesLaw(W, 1, n)}.</li>
  * </ul>
@@ -50,6 +69,15 @@ public final class PowerExecutors {
 
     /** The seed's reference plant: the defaults' gains fit 400/s at a 30 ms target. */
     private static final double REFERENCE_RATE_PER_MS = 400.0 / 30.0;
+
+    /** The factories' integral gain as a share of the rescaled seed default (see the class description). */
+    static final double INTEGRAL_SHARE = 0.25;
+
+    /** How much work at maxRate the factories' queue holds, in seconds. */
+    static final double QUEUE_SECONDS = 1.0;
+
+    /** The factories' largest queue. */
+    static final int MAX_QUEUE_CAPACITY = 10_000;
 
     private PowerExecutors() {
     }
@@ -112,10 +140,19 @@ public final class PowerExecutors {
         double scale = (maxRate / targetMs) / REFERENCE_RATE_PER_MS;
         return b.rate(maxRate).maxRate(maxRate).minRate(maxRate / 100)
                 .targetP99(targetMs)
-                .kp(0.05 * scale).ki(0.001 * scale)
-                .queueCapacity(10_000)
+                .kp(0.05 * scale).ki(0.001 * scale * INTEGRAL_SHARE)
+                .queueCapacity(queueCapacity(n, maxRate))
                 .maxConcurrency(n)
                 .poolSizer(PoolSizer.littlesLaw(target, 1, n));
+    }
+
+    /**
+     * The factories' queue bound: {@code min(10,000, max(n, ceil(maxRate × 1 s)))} (see the class
+     * description).
+     */
+    static int queueCapacity(int n, double maxRate) {
+        double oneSecond = Math.ceil(maxRate * QUEUE_SECONDS);
+        return (int) Math.min(MAX_QUEUE_CAPACITY, Math.max(n, oneSecond));
     }
 
     private static ThreadFactory daemonThreads(String prefix) {

@@ -4,6 +4,7 @@ import static io.github.performancehelpers.PowerFlowExecutorTest.LONG_DELAY_MS;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +38,10 @@ class PowerExecutorsTest {
         assertEquals("max must be >= min: max=2, min=3", x.getMessage());
     }
 
-    /** newFixedFlowPool(n, W): maxRate = rate = n / W, minRate = maxRate / 100, an owned pool of at most n threads. */
+    /**
+     * newFixedFlowPool(n, W): maxRate = rate = n / W, minRate = maxRate / 100, a queue of one second
+     * at maxRate (160 tasks), an owned pool of at most n threads.
+     */
     @Test
     void newFixedFlowPoolDerivesItsSettings() throws Exception {
         PowerFlowExecutor e;
@@ -48,7 +52,7 @@ class PowerExecutorsTest {
             assertEquals(160, st.rate(), 1e-9);
             assertEquals(1.6, st.minRate(), 1e-9);
             assertEquals(50, st.targetP99(), 1e-9);
-            assertEquals(10_000, st.queueCapacity());
+            assertEquals(160, st.queueCapacity()); // ceil(160/s × 1 s)
             assertEquals(8, st.poolSize()); // littlesLaw(50 ms, 1, 8) at 160/s is 16, clamped to 8
             Future<String> f = executor.submit(() -> Thread.currentThread().getName());
             String worker = f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
@@ -66,6 +70,68 @@ class PowerExecutorsTest {
             PowerFlowExecutor.Stats st = ((PowerFlowExecutor) executor).stats();
             assertEquals(500_000, st.maxRate(), 1e-6); // 10,000 / 20 ms
             assertEquals(10_000, st.poolSize());
+            assertEquals(10_000, st.queueCapacity()); // one second at 500,000/s, capped at 10,000
+        }
+    }
+
+    /**
+     * The factories rescale the seed's gains by (maxRate / W) / (400 / 30) and keep a quarter of the
+     * integral: for 64 threads at 60 ms, scale 1.333, kp 0.0667, ki 0.000333.
+     */
+    @Test
+    void factoryGainsAreRescaledWithAQuarterOfTheIntegral() throws Exception {
+        try (PowerFlowExecutor executor = PowerExecutors.newFixedFlowPool(64, Duration.ofMillis(60))) {
+            PowerServo servo = executor.controller().servo();
+            double scale = (64 / 0.06 / 60) / (400.0 / 30);
+            assertEquals(1.3333, scale, 1e-4);
+            assertEquals(0.05 * scale, servo.kp(), 1e-12);
+            assertEquals(0.001 * scale / 4, servo.ki(), 1e-12);
+        }
+    }
+
+    /**
+     * The factories' queue holds one second of work at maxRate, at least one pool's worth and at
+     * most 10,000: so a full queue means at most one second of waiting at full speed.
+     */
+    @Test
+    void queueCapacityIsOneSecondAtMaxRateBetweenThePoolAndTenThousand() {
+        assertEquals(1067, PowerExecutors.queueCapacity(64, 64 / 0.06)); // the closed-loop bench's pool
+        assertEquals(160, PowerExecutors.queueCapacity(8, 8 / 0.05));
+        assertEquals(8, PowerExecutors.queueCapacity(8, 8 / 2.0)); // W = 2 s: 4 tasks a second, floor n
+        assertEquals(10_000, PowerExecutors.queueCapacity(10_000, 10_000 / 0.02)); // capped
+    }
+
+    /** A batch larger than the factory's queue is shed at the door with QueueFullException, not queued without bound. */
+    @Test
+    void newFixedFlowPoolShedsBeyondOneSecondOfWork() throws Exception {
+        // W = 10 s: maxRate 0.1/s, so the queue is the floor, n = 1, and the worker is held busy.
+        CountDownLatch release = new CountDownLatch(1);
+        PowerFlowExecutor executor = PowerExecutors.newFixedFlowPool(1, Duration.ofSeconds(10));
+        try {
+            assertEquals(1, executor.stats().queueCapacity());
+            int accepted = 0;
+            QueueFullException refused = null;
+            for (int i = 0; i < 5 && refused == null; i++) {
+                try {
+                    executor.execute(() -> {
+                        try {
+                            release.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    });
+                    accepted++;
+                } catch (QueueFullException e) {
+                    refused = e;
+                }
+            }
+            assertNotNull(refused, "a full queue must refuse");
+            // The queue's one task, plus at most one the dispatcher has taken and one admitted.
+            assertTrue(accepted >= 1 && accepted <= 3, "accepted " + accepted);
+        } finally {
+            release.countDown();
+            executor.shutdownNow();
+            assertTrue(executor.awaitTermination(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
         }
     }
 

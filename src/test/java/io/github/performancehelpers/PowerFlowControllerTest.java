@@ -188,6 +188,98 @@ class PowerFlowControllerTest {
         }
     }
 
+    // ------------------------------------------------------------ reading the quantile
+
+    /** Records {@code tens} samples of 10 ms, then 50, 100 and 200 ms: the three largest are distinct. */
+    private static void recordTailOf(PowerFlowController<String> flow, int tens) {
+        for (int i = 0; i < tens; i++) {
+            flow.record(10);
+        }
+        flow.record(50);
+        flow.record(100);
+        flow.record(200);
+    }
+
+    /**
+     * The loop reads the sample of 1-based rank ceil(q(n+1)): of 200 samples, the 199th smallest
+     * (100 ms), where the histogram's lower quantile would read the 198th (50 ms).
+     */
+    @Test
+    void observationReadsTheOrderStatisticOfRankCeilQTimesNPlusOne() {
+        FakeTicker t = new FakeTicker();
+        PowerFlowController<String> flow = base(t).build();
+        recordTailOf(flow, 197);
+        assertEquals(50, flow.latency().quantile(0.99), 50 * 0.01); // the histogram's own reading
+        flow.observe(1000);
+        assertEquals(100, flow.lastObservedP99(), 100 * 0.01);
+    }
+
+    /** Up to 198 samples the p99 the loop reads is the window's largest sample: of 130, 200 ms, not the lower quantile's 50 ms. */
+    @Test
+    void smallWindowObservesItsLargestSampleForThePercentile99() {
+        FakeTicker t = new FakeTicker();
+        PowerFlowController<String> flow = base(t).build();
+        recordTailOf(flow, 127);
+        flow.observe(1000);
+        assertEquals(200, flow.lastObservedP99(), 0); // the maximum is exact
+        recordTailOf(flow, 0); // 3 samples
+        flow.observe(1000);
+        assertEquals(200, flow.lastObservedP99(), 0);
+    }
+
+    /** The servo is stepped with that reading: kp × (150 − 100) = 50/s, where the lower quantile's 50 ms would give 100/s. */
+    @Test
+    void servoIsSteppedWithTheObservedQuantile() {
+        FakeTicker t = new FakeTicker();
+        PowerFlowController<String> flow = base(t).targetP99(150).maxRate(1000).kp(1).ki(0).build();
+        recordTailOf(flow, 197);
+        PowerServo reference = PowerServo.builder().kp(1).ki(0).setpoint(150).min(1).max(1000).build();
+        double rate = flow.observe(1000);
+        assertEquals(reference.step(flow.lastObservedP99(), 1000), rate, 1e-9);
+        assertEquals(50, rate, 1.0); // within the histogram's 1 %
+    }
+
+    /** The rank rule holds for any quantile: the median of 1, 2, 3, 4 is 3 (rank ceil(2.5)), of 1, 2, 3 it is 2 (rank 2, exactly). */
+    @Test
+    void rankRuleAppliesToOtherQuantiles() {
+        FakeTicker t = new FakeTicker();
+        PowerFlowController<String> flow = base(t).quantile(0.5).relativeAccuracy(0.001).build();
+        for (int v = 1; v <= 4; v++) {
+            flow.record(v);
+        }
+        flow.observe(1000);
+        assertEquals(3, flow.lastObservedP99(), 3 * 0.001);
+        for (int v = 1; v <= 3; v++) {
+            flow.record(v);
+        }
+        flow.observe(1000);
+        assertEquals(2, flow.lastObservedP99(), 2 * 0.001);
+    }
+
+    /** p99() and stats().p99() read the current window with the same rank as the observation will. */
+    @Test
+    void partialWindowReadOutsUseTheSameRank() {
+        FakeTicker t = new FakeTicker();
+        PowerFlowController<String> flow = base(t).build();
+        recordTailOf(flow, 197);
+        assertEquals(100, flow.p99().getAsDouble(), 100 * 0.01);
+        assertEquals(100, flow.stats().p99(), 100 * 0.01);
+    }
+
+    /** A window whose samples are all equal reads that value whatever the count, as the seed's noise-free plant needs. */
+    @Test
+    void equalSamplesReadTheirValue() {
+        FakeTicker t = new FakeTicker();
+        PowerFlowController<String> flow = base(t).build();
+        for (int n : new int[] {1, 2, 42, 99, 100, 111, 1000}) {
+            for (int i = 0; i < n; i++) {
+                flow.record(32.3);
+            }
+            flow.observe(1000);
+            assertEquals(32.3, flow.lastObservedP99(), 0, "n = " + n); // min = max: exact
+        }
+    }
+
     /** The window resets at each observation: p99 is the current partial window only. */
     @Test
     void windowResetsAtEachObservation() {

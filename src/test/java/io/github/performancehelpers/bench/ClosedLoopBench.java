@@ -33,7 +33,7 @@ import org.HdrHistogram.Histogram;
  * <li>{@code netflix}: Netflix concurrency-limits {@code Gradient2Limit} (defaults) in a
  *     {@code SimpleLimiter} (a task is shed when no permit is free) in front of the same pool.</li>
  * <li>{@code flowPool}: {@code PowerExecutors.newFixedFlowPool(threads, target)}: the one-line
- *     factory (gains rescaled to the plant, queue 10,000).</li>
+ *     factory (gains rescaled to the plant, queue one second at maxRate: 1,067).</li>
  * <li>{@code flowDefaults}: {@code PowerFlowExecutor.builder()} with only rate, minRate, maxRate
  *     and targetP99 set (as the factory sets them), in front of the same pool: the seed's gains
  *     (kp 0.05, ki 0.001), queue 100.</li>
@@ -163,6 +163,11 @@ public final class ClosedLoopBench {
     interface Contender extends AutoCloseable {
         boolean submit(Runnable task);
 
+        /** The admission rate in force, tasks per second; NaN for a contender without one. */
+        default double rate() {
+            return Double.NaN;
+        }
+
         @Override
         void close() throws InterruptedException;
     }
@@ -179,6 +184,7 @@ public final class ClosedLoopBench {
         final AtomicLongArray shed;
         final long targetNanos;
         final AtomicLong failed = new AtomicLong();
+        final double[] rate;
 
         Record(String name, Downstream downstream, Contender contender, int windows, long targetNanos) {
             this.name = name;
@@ -194,6 +200,8 @@ public final class ClosedLoopBench {
             this.done = new AtomicLongArray(windows);
             this.shed = new AtomicLongArray(windows);
             this.targetNanos = targetNanos;
+            this.rate = new double[windows];
+            java.util.Arrays.fill(rate, Double.NaN);
         }
     }
 
@@ -211,9 +219,12 @@ public final class ClosedLoopBench {
      * @param shedTotal     tasks refused over the run
      * @param e2eP99After   end-to-end (submit to completion) p99 over the last half of phase 2, ms
      * @param windowP99     every one-second window's latency p99, ms
+     * @param windowRate    the admission rate in force at the end of every one-second window
+     *                      (NaN for a contender without one)
      */
     public record Result(String name, double p99Before, double p99After, double settleSeconds, double goodput,
-            double completed, double shedPerSecond, long shedTotal, double e2eP99After, double[] windowP99) {
+            double completed, double shedPerSecond, long shedTotal, double e2eP99After, double[] windowP99,
+            double[] windowRate) {
     }
 
     /**
@@ -239,6 +250,7 @@ public final class ClosedLoopBench {
         long step = start + (long) (phaseWindows * windowNanos);
         boolean stepped = false;
         long sent = 0;
+        int sampled = 0;
         for (;;) {
             long now = System.nanoTime();
             if (now - end >= 0) {
@@ -250,6 +262,11 @@ public final class ClosedLoopBench {
                 }
                 stepped = true;
             }
+            for (; sampled < windows && now - start >= (sampled + 1) * windowNanos; sampled++) {
+                for (Record r : records) {
+                    r.rate[sampled] = r.contender.rate();
+                }
+            }
             long due = (long) ((now - start) / 1e9 * offered);
             for (; sent < due; sent++) {
                 for (Record r : records) {
@@ -257,6 +274,11 @@ public final class ClosedLoopBench {
                 }
             }
             LockSupport.parkNanos(500_000L);
+        }
+        for (; sampled < windows; sampled++) { // the last window(s) end with the run
+            for (Record r : records) {
+                r.rate[sampled] = r.contender.rate();
+            }
         }
         for (Record r : records) {
             r.contender.close();
@@ -297,12 +319,32 @@ public final class ClosedLoopBench {
         double maxRate = c.threads() / (c.targetMs() / 1000);
         return switch (name) {
             case "fixedPool" -> executor(Executors.newFixedThreadPool(c.threads()));
-            case "flowPool" -> executor(PowerExecutors.newFixedFlowPool(c.threads(), Duration.ofNanos((long) (c.targetMs() * 1e6))));
-            case "flowDefaults" -> executor(PowerFlowExecutor.builder().rate(maxRate).minRate(maxRate / 100)
+            case "flowPool" -> flow(PowerExecutors.newFixedFlowPool(c.threads(), Duration.ofNanos((long) (c.targetMs() * 1e6))));
+            case "flowDefaults" -> flow(PowerFlowExecutor.builder().rate(maxRate).minRate(maxRate / 100)
                     .maxRate(maxRate).targetP99(c.targetMs())
                     .delegate(Executors.newFixedThreadPool(c.threads())).ownsDelegate(true).build());
             case "netflix" -> netflix(c.threads());
             default -> throw new IllegalArgumentException("contender: " + name);
+        };
+    }
+
+    private static Contender flow(PowerFlowExecutor e) {
+        Contender inner = executor(e);
+        return new Contender() {
+            @Override
+            public boolean submit(Runnable task) {
+                return inner.submit(task);
+            }
+
+            @Override
+            public double rate() {
+                return e.stats().rate();
+            }
+
+            @Override
+            public void close() throws InterruptedException {
+                inner.close();
+            }
         };
     }
 
@@ -407,7 +449,8 @@ public final class ClosedLoopBench {
         double phase2Seconds = phaseWindows * windowNanos / 1e9;
         return new Result(r.name, p99(r.latency, phaseWindows - half, phaseWindows),
                 p99(r.latency, windows - half, windows), settle, good / phase2Seconds, done / phase2Seconds,
-                shedPhase2 / phase2Seconds, shedTotal, p99(r.endToEnd, windows - half, windows), perWindow);
+                shedPhase2 / phase2Seconds, shedTotal, p99(r.endToEnd, windows - half, windows), perWindow,
+                r.rate.clone());
     }
 
     /**
@@ -439,6 +482,17 @@ public final class ClosedLoopBench {
             sb.append(String.format(Locale.ROOT, "%-13s", r.name()));
             for (double v : r.windowP99()) {
                 sb.append(String.format(Locale.ROOT, " %5.0f", v));
+            }
+            sb.append('\n');
+        }
+        sb.append("\nadmission rate at the end of each second, tasks/s:\n");
+        for (Result r : results) {
+            if (Double.isNaN(r.windowRate()[0])) {
+                continue;
+            }
+            sb.append(String.format(Locale.ROOT, "%-13s", r.name()));
+            for (int i = 0; i < r.windowP99().length; i++) {
+                sb.append(String.format(Locale.ROOT, " %5.0f", r.windowRate()[i]));
             }
             sb.append('\n');
         }

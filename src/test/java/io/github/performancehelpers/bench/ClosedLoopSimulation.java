@@ -1,0 +1,268 @@
+package io.github.performancehelpers.bench;
+
+import io.github.performancehelpers.FakeTicker;
+import io.github.performancehelpers.PowerFlowController;
+import io.github.performancehelpers.PowerHistogram;
+import io.github.performancehelpers.PowerServo;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
+
+/**
+ * {@link ClosedLoopBench}'s plant as a discrete-event simulation on a fake clock, driving the real
+ * {@link PowerFlowController}: seconds of CPU for minutes of simulated time, no machine noise, and
+ * many seeds. It isolates what the loop itself does to the tail from what a loaded machine does.
+ *
+ * <p>The plant: admissions evenly spaced at the controller's rate (the queue is always full: the
+ * offered load is above capacity), a pool of {@code ceil(2 × rate × target)} threads (the
+ * executor's Little's-law sizer, at most {@code threads}), then {@code slots} FIFO downstream slots
+ * with a lognormal service time (median, sigma); the slots halve at the step. A task's latency is
+ * its run time (slot wait + service), recorded when it completes, as the executor records it. The
+ * loop observes once per second with {@code dt = 1000}.
+ *
+ * <p>Two readings of the window's quantile are compared on the same servo settings: the
+ * controller's ({@link PowerFlowController}, "Reading the quantile": the order statistic of rank
+ * {@code ceil(q × (n + 1))}) and the histogram's lower quantile ({@code floor(q × (n − 1))},
+ * 0-based), which the controller read before; the latter is replicated here with a bare
+ * {@link PowerHistogram} and {@link PowerServo} configured as the controller configures them.
+ *
+ * <p>Run: {@code mvn -q test-compile exec:exec@tool
+ * -Dtool.main=io.github.performancehelpers.bench.ClosedLoopSimulation -Dtool.args="20"} (seeds).
+ */
+public final class ClosedLoopSimulation {
+
+    private ClosedLoopSimulation() {
+    }
+
+    /**
+     * One run's figures, over phase 2.
+     *
+     * @param p99After  latency p99 over the last half of phase 2 (by completion), ms
+     * @param goodput   phase-2 completions per second within the target
+     * @param completed phase-2 completions per second
+     * @param windowP99 every one-second window's p99, ms
+     * @param rates     the rate after every observation
+     */
+    public record Run(double p99After, double goodput, double completed, double[] windowP99, double[] rates) {
+    }
+
+    /**
+     * Runs the bench's standard plant (8 → 4 slots, median 15 ms, sigma 0.5, target 60 ms, 64 threads)
+     * for two phases of {@code phaseSeconds}.
+     *
+     * @param phaseSeconds each phase's length
+     * @param seed         the service-time seed
+     * @param gainScale    the gains' multiple of the seed's (1 for flowDefaults, 1.33 for flowPool)
+     * @param lowerQuantile read the window with the histogram's lower quantile (the controller's
+     *                     reading before) instead of the controller's
+     * @return the figures
+     */
+    public static Run run(int phaseSeconds, long seed, double gainScale, boolean lowerQuantile) {
+        return run(phaseSeconds, seed, gainScale, gainScale, lowerQuantile);
+    }
+
+    /**
+     * As {@link #run(int, long, double, boolean)}, with separate multiples for the two gains.
+     *
+     * @param phaseSeconds  each phase's length
+     * @param seed          the service-time seed
+     * @param kpScale       kp's multiple of the seed's 0.05
+     * @param kiScale       ki's multiple of the seed's 0.001
+     * @param lowerQuantile read the window with the histogram's lower quantile
+     * @return the figures
+     */
+    public static Run run(int phaseSeconds, long seed, double kpScale, double kiScale, boolean lowerQuantile) {
+        ClosedLoopBench.Config c = ClosedLoopBench.Config.standard(phaseSeconds);
+        double targetMs = c.targetMs();
+        double maxRate = c.threads() / (targetMs / 1000);
+        FakeTicker ticker = new FakeTicker();
+        Loop flow = lowerQuantile ? new LowerQuantileLoop(maxRate, targetMs, kpScale, kiScale)
+                : new ControllerLoop(PowerFlowController.<Integer>builder()
+                        .rate(maxRate).minRate(maxRate / 100).maxRate(maxRate).targetP99(targetMs)
+                        .kp(0.05 * kpScale).ki(0.001 * kiScale).ticker(ticker).build());
+        SplittableRandom random = new SplittableRandom(seed);
+        long ms = 1_000_000L;
+        long second = 1_000_000_000L;
+        int windows = 2 * phaseSeconds;
+        PriorityQueue<long[]> pending = new PriorityQueue<>((a, b) -> Long.compare(a[0], b[0]));
+        PriorityQueue<Long> threads = new PriorityQueue<>();
+        long[] slotFree = new long[c.slots()];
+        List<List<Double>> perWindow = new ArrayList<>();
+        double[] rates = new double[windows];
+        long[] good = new long[windows];
+        long[] done = new long[windows];
+        long nextArrival = 0;
+        int slots = c.slots();
+        for (int w = 0; w < windows; w++) {
+            if (w == phaseSeconds) {
+                slots = c.slots() / 2;
+            }
+            perWindow.add(new ArrayList<>());
+            long end = (w + 1) * second;
+            double rate = flow.rate();
+            long interval = (long) (1e9 / rate);
+            int poolSize = (int) Math.min(c.threads(), Math.max(1, Math.ceil(2 * rate * targetMs / 1000)));
+            while (threads.size() < poolSize) {
+                threads.add(nextArrival);
+            }
+            while (threads.size() > poolSize) {
+                // Retire the thread that frees up last.
+                threads.remove(threads.stream().max(Long::compare).orElseThrow());
+            }
+            for (; nextArrival < end; nextArrival += interval) {
+                long threadStart = Math.max(nextArrival, threads.poll());
+                int s = 0;
+                for (int i = 1; i < slots; i++) {
+                    if (slotFree[i] < slotFree[s]) {
+                        s = i;
+                    }
+                }
+                long slotStart = Math.max(threadStart, slotFree[s]);
+                long service = Math.round(c.medianMs() * ms * Math.exp(c.sigma() * random.nextGaussian()));
+                long finish = slotStart + service;
+                slotFree[s] = finish;
+                threads.add(finish);
+                pending.add(new long[] {finish, finish - threadStart});
+            }
+            ticker.set(end);
+            while (!pending.isEmpty() && pending.peek()[0] <= end) {
+                long[] p = pending.poll();
+                double latencyMs = p[1] / 1e6;
+                flow.record(latencyMs);
+                perWindow.get(w).add(latencyMs);
+                done[w]++;
+                if (latencyMs <= targetMs) {
+                    good[w]++;
+                }
+            }
+            rates[w] = flow.observe(1000);
+        }
+        double[] windowP99 = new double[windows];
+        for (int w = 0; w < windows; w++) {
+            windowP99[w] = p99(perWindow.subList(w, w + 1));
+        }
+        long g = 0;
+        long d = 0;
+        for (int w = phaseSeconds; w < windows; w++) {
+            g += good[w];
+            d += done[w];
+        }
+        return new Run(p99(perWindow.subList(windows - phaseSeconds / 2, windows)), (double) g / phaseSeconds,
+                (double) d / phaseSeconds, windowP99, rates);
+    }
+
+    /** The loop under test. */
+    private interface Loop {
+        double rate();
+
+        void record(double ms);
+
+        double observe(double dtMs);
+    }
+
+    private record ControllerLoop(PowerFlowController<Integer> flow) implements Loop {
+        @Override
+        public double rate() {
+            return flow.rate();
+        }
+
+        @Override
+        public void record(double ms) {
+            flow.record(ms);
+        }
+
+        @Override
+        public double observe(double dtMs) {
+            return flow.observe(dtMs);
+        }
+    }
+
+    /** The controller's loop as it was: the same servo, fed the histogram's lower quantile. */
+    private static final class LowerQuantileLoop implements Loop {
+        final PowerHistogram window = PowerHistogram.builder().build();
+        final PowerServo servo;
+        double rate;
+
+        LowerQuantileLoop(double maxRate, double targetMs, double kpScale, double kiScale) {
+            servo = PowerServo.builder().kp(0.05 * kpScale).ki(0.001 * kiScale).setpoint(targetMs)
+                    .min(maxRate / 100).max(maxRate).dt(1).build();
+            rate = maxRate;
+        }
+
+        @Override
+        public double rate() {
+            return rate;
+        }
+
+        @Override
+        public void record(double ms) {
+            window.record(ms);
+        }
+
+        @Override
+        public double observe(double dtMs) {
+            PowerHistogram.Snapshot s = window.snapshotAndReset();
+            if (s.count() > 0) {
+                rate = servo.step(s.quantile(0.99), dtMs);
+            }
+            return rate;
+        }
+    }
+
+    /** The exact (nearest-rank) p99 of the windows' samples, as HdrHistogram's getValueAtPercentile gives it. */
+    static double p99(List<List<Double>> windows) {
+        double[] all = windows.stream().flatMap(List::stream).mapToDouble(Double::doubleValue).sorted().toArray();
+        if (all.length == 0) {
+            return Double.NaN;
+        }
+        return all[(int) Math.ceil(0.99 * all.length) - 1];
+    }
+
+    /**
+     * Runs both readings and the factory's gains over seeds, for 20-s and 60-s phases, and prints
+     * the mean, median and worst p99 over the last half of phase 2, and the goodput.
+     *
+     * @param args optional: number of seeds (default 20)
+     */
+    public static void main(String[] args) {
+        int seeds = args.length > 0 && !args[0].startsWith("${") ? Integer.parseInt(args[0]) : 20;
+        double scale = (64 / 0.06 / 60) / (400.0 / 30); // the factory's rescaling for this plant
+        System.out.println("| phase s | arm | kp × | ki × | window quantile | p99 after, mean of seeds ms "
+                + "| median ms | worst ms | seeds over +10 % | goodput /s | completed /s |");
+        System.out.println("|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|");
+        Object[][] arms = {
+            {"flowDefaults", 1.0, 1.0, true}, {"flowDefaults", 1.0, 1.0, false},
+            {"flowPool (before)", scale, scale, true}, {"flowPool (rescaled ki)", scale, scale, false},
+            {"flowPool", scale, scale / 4, false},
+        };
+        for (int phase : new int[] {20, 60}) {
+            for (Object[] arm : arms) {
+                double kpScale = (Double) arm[1];
+                double kiScale = (Double) arm[2];
+                boolean lower = (Boolean) arm[3];
+                double[] p = new double[seeds];
+                double gp = 0;
+                double cp = 0;
+                int over = 0;
+                for (int s = 0; s < seeds; s++) {
+                    Run r = run(phase, 1000 + s, kpScale, kiScale, lower);
+                    p[s] = r.p99After();
+                    gp += r.goodput();
+                    cp += r.completed();
+                    if (r.p99After() > 66) {
+                        over++;
+                    }
+                }
+                double[] sorted = p.clone();
+                Arrays.sort(sorted);
+                System.out.printf(Locale.ROOT, "| %d | %s | %.2f | %.2f | %s | %.1f | %.1f | %.1f | %d/%d | %.0f | %.0f |%n",
+                        phase, arm[0], kpScale, kiScale, lower ? "lower, floor(q(n-1))" : "controller, ceil(q(n+1))",
+                        Arrays.stream(p).average().orElseThrow(), sorted[seeds / 2], sorted[seeds - 1], over, seeds,
+                        gp / seeds, cp / seeds);
+            }
+        }
+    }
+}
