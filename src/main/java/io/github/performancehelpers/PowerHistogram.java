@@ -79,8 +79,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * read, snapshot and reset concurrently with the writer, as in the default mode.
  *
  * <p>The writer then only ever increases cumulative counters (one per bucket, and the
- * cumulative sum and extremes) with plain reads and release or opaque writes: no atomic
- * read-modify-write, no fence that waits for the store buffer, no wait on a reader, no
+ * cumulative sum and extremes) with plain reads and writes and one release store per record:
+ * no atomic read-modify-write, no fence that waits for the store buffer, no wait on a reader, no
  * allocation. A reader computes an interval as the difference between the cumulative counters
  * now and the baseline it saved at the previous {@link #snapshotAndReset()} or {@link #reset()}.
  * What that guarantees, and what it gives up against the default mode:
@@ -159,17 +159,27 @@ public final class PowerHistogram {
      * single write, so the current interval loses nothing.
      *
      * Single-writer mode (Cumulative). No phaser, no intervals: one array of cumulative bucket
-     * counts, the cumulative sum, min and max, written by the one writer with plain reads and
-     * release/opaque writes, in this order: min/max (opaque), the bucket (release), the sum
-     * (release). A reader reads in the opposite order with acquire loads: the sum, then the
-     * buckets, then min/max. So a sum the reader sees includes only samples whose bucket
-     * increments it sees (acquire/release), and a bucket increment it sees comes with the
-     * min/max update of that sample. The reader keeps the baseline (the cumulative counts and
+     * counts, the cumulative sum (in a few stripes, by bucket, so that consecutive records do
+     * not wait on each other's floating-point addition), min and max, written by the one
+     * writer in this order: min/max (plain, and only on a new extreme, followed by a release
+     * fence), the bucket (plain), the sum stripe (release store). A reader reads in the
+     * opposite order with acquire loads: the sum stripes, then the buckets, then min/max. So a
+     * sum the reader sees includes only samples whose bucket increments it sees (the plain
+     * stores before the release happen-before the acquire), and a bucket increment it sees
+     * comes with the min/max update of that sample (the release fence keeps the extreme's
+     * store before the bucket's, and the acquire loads keep the reads in order), so the
+     * lifetime extremes bound every sample the read counts. Racy reads of a long or double
+     * written plainly rely on the JVM not tearing 64-bit values (JLS 17.7 permits it; 64-bit
+     * HotSpot never does it). A VarHandle store for the bucket (opaque or release) would avoid
+     * relying on that, but measured 4-5 ns more per record on the reference machine
+     * (HistogramCostFloorBenchmark sw5/sw6 against sw7).
+     *
+     * The reader keeps the baseline (the cumulative counts and
      * sum at the last reset) and reports differences. Monotonic counters make that exact: each
      * increment of a bucket is counted in the one interval whose read first saw it.
      *
      * The bucket index is CubicLogMapping's (exponent bits + cubic in the mantissa), not
-     * Math.log: about 1.5 ns instead of 5-11 ns on the reference machine.
+     * Math.log: about 2 ns instead of 5-11 ns on the reference machine.
      */
 
     /** Default lowest trackable value: 1 ns, in milliseconds. */
@@ -376,12 +386,17 @@ public final class PowerHistogram {
 
     /** Records a validated, finite, non-negative value (never {@code -0.0}). */
     private void recordValid(double millis) {
-        int slot = slotOf(millis);
         Cumulative c = cumulative;
         if (c != null) {
-            c.record(slot, millis);
-            return;
+            c.record(slotOf(millis), millis);
+        } else {
+            recordShared(millis);
         }
+    }
+
+    /** Records a validated value in the default (multi-writer) mode. */
+    private void recordShared(double millis) {
+        int slot = slotOf(millis);
         long epoch = phaser.writerEnter();
         try {
             Interval interval = active;
@@ -768,17 +783,24 @@ public final class PowerHistogram {
      */
     private static final class Cumulative {
 
-        /** Object header, two array references and five doubles, rounded up to 8. */
-        static final long OBJECT_BYTES = 64;
+        /**
+         * Stripes of the cumulative sum, chosen by bucket: a single running sum makes every
+         * record wait for the previous one's addition (load, add, store: about 4 ns here), the
+         * longest dependency chain of the record path; with stripes, consecutive records in
+         * different buckets add into different stripes, in parallel.
+         */
+        static final int SUM_STRIPES = 8;
 
-        private static final VarHandle SUM;
+        /** Object header, three array references and three doubles, plus the stripes array. */
+        static final long OBJECT_BYTES = 48 + 16 + 8 * SUM_STRIPES;
+
+        private static final VarHandle SUMS = MethodHandles.arrayElementVarHandle(double[].class);
         private static final VarHandle MIN;
         private static final VarHandle MAX;
 
         static {
             try {
                 MethodHandles.Lookup l = MethodHandles.lookup();
-                SUM = l.findVarHandle(Cumulative.class, "sum", double.class);
                 MIN = l.findVarHandle(Cumulative.class, "min", double.class);
                 MAX = l.findVarHandle(Cumulative.class, "max", double.class);
             } catch (ReflectiveOperationException e) {
@@ -786,13 +808,19 @@ public final class PowerHistogram {
             }
         }
 
-        /** Cumulative count per slot. Writer: plain read, setRelease. Readers: getAcquire. */
+        /**
+         * Cumulative count per slot. Writer: plain read and write, published by the release
+         * store of the sum stripe that follows. Readers: getAcquire (after the stripes).
+         */
         final long[] slots;
-        /** Cumulative sum. Writer: plain read, setRelease (after the slot). Readers: getAcquire. */
-        private double sum;
-        /** Lowest value ever recorded. Writer: plain read, setOpaque (before the slot). */
+        /**
+         * Cumulative sum, striped by {@code slot % SUM_STRIPES}. Writer: plain read, setRelease
+         * (after the slot). Readers: getAcquire, and add the stripes up.
+         */
+        private final double[] sums = new double[SUM_STRIPES];
+        /** Lowest value ever recorded. Writer: plain (before the slot). Readers: getAcquire. */
         private double min = Double.POSITIVE_INFINITY;
-        /** Highest value ever recorded. Writer: plain read, setOpaque (before the slot). */
+        /** Highest value ever recorded. Writer: plain (before the slot). Readers: getAcquire. */
         private double max = Double.NEGATIVE_INFINITY;
 
         /** The cumulative counts at the last reset. Reader state, guarded by readerLock. */
@@ -805,39 +833,53 @@ public final class PowerHistogram {
             this.baseline = new long[slots];
         }
 
-        /** The writer's record: no atomic read-modify-write, no StoreLoad fence, no allocation. */
+        /**
+         * The writer's record: no atomic read-modify-write, no StoreLoad fence, no allocation.
+         * Plain stores for the extremes (each followed by a release fence, on a new extreme
+         * only) and the bucket, then one release store of the sum stripe.
+         */
         void record(int slot, double x) {
             if (x < min) {
-                MIN.setOpaque(this, x);
+                min = x;
+                VarHandle.releaseFence(); // the new extreme is visible before the bucket
             }
             if (x > max) {
-                MAX.setOpaque(this, x);
+                max = x;
+                VarHandle.releaseFence();
             }
-            long[] s = slots;
-            SLOTS.setRelease(s, slot, s[slot] + 1L);
-            SUM.setRelease(this, sum + x);
+            slots[slot]++;
+            double[] stripes = sums;
+            int k = slot & (SUM_STRIPES - 1);
+            SUMS.setRelease(stripes, k, stripes[k] + x);
+        }
+
+        /** The cumulative sum: the stripes, each read with getAcquire, added up. */
+        double sum() {
+            double total = 0.0;
+            for (int k = 0; k < SUM_STRIPES; k++) {
+                total += (double) SUMS.getAcquire(sums, k);
+            }
+            return total;
         }
 
         /** The writer's merge: extremes, then the buckets, then the sum, as a record. */
         void add(PowerHistogram h, Snapshot other) {
             if (other.min < min) {
-                MIN.setOpaque(this, other.min);
+                min = other.min;
             }
             if (other.max > max) {
-                MAX.setOpaque(this, other.max);
+                max = other.max;
             }
+            VarHandle.releaseFence();
             long[] s = slots;
-            if (other.zeroCount != 0) {
-                SLOTS.setRelease(s, 0, s[0] + other.zeroCount);
-            }
+            s[0] += other.zeroCount;
             long[] counts = other.counts;
             for (int j = 0; j < counts.length; j++) {
                 if (counts[j] != 0) {
-                    int slot = h.slotOfIndex(other.offset + j);
-                    SLOTS.setRelease(s, slot, s[slot] + counts[j]);
+                    s[h.slotOfIndex(other.offset + j)] += counts[j];
                 }
             }
-            SUM.setRelease(this, sum + other.sum);
+            SUMS.setRelease(sums, 0, sums[0] + other.sum);
         }
 
         /**
@@ -845,7 +887,7 @@ public final class PowerHistogram {
          * the extremes, all with acquire loads. Caller holds readerLock.
          */
         Snapshot read(PowerHistogram h, boolean resetBaseline) {
-            double sumNow = (double) SUM.getAcquire(this);
+            double sumNow = sum();
             long[] b = baseline;
             long[] delta = new long[b.length];
             for (int i = 0; i < delta.length; i++) {
@@ -866,7 +908,7 @@ public final class PowerHistogram {
 
         /** Moves the baseline to the current cumulative state. Caller holds readerLock. */
         void rebase() {
-            double sumNow = (double) SUM.getAcquire(this);
+            double sumNow = sum();
             long[] b = baseline;
             for (int i = 0; i < b.length; i++) {
                 b[i] = (long) SLOTS.getAcquire(slots, i);
