@@ -22,10 +22,10 @@ package io.github.performancehelpers;
  * on {@code [0, 1]} is {@code (10/7) ln 2 ~ 0.990} (reached at {@code m = 0} and
  * {@code m = 2/3}; the derivative {@code (54m^2 - 48m + 8) / 35} vanishes at {@code 2/9} and
  * {@code 2/3}) and its maximum {@code (52/35) ln 2}. The bucket index is
- * {@code i = ceil(f(x) / w)} with {@code w = (10/7) ln 2 * log2(gamma) = (10/7) ln(gamma)}: a
+ * {@code i = floor(f(x) / w) + 1} with {@code w = (10/7) ln 2 * log2(gamma) = (10/7) ln(gamma)}: a
  * bucket spans {@code w} in {@code f}, hence at most {@code w / ((10/7) ln 2) = log2(gamma)} in
  * {@code t}, i.e. at most a factor {@code gamma} in value. Multiplying through by 35 gives the
- * form computed: {@code i = ceil((35e + m(50 + m(6m - 21))) / (50 ln gamma))}, whose polynomial
+ * form computed: {@code i = floor((35e + 50m - 21m^2 + 6m^3) / (50 ln gamma)) + 1}, whose polynomial
  * has small integer coefficients (exact in double). The price is about 1% more buckets than an
  * exact logarithm ({@code 1 / ((10/7) ln 2) ~ 1.0099}).
  *
@@ -61,23 +61,39 @@ final class CubicLogMapping {
     }
 
     /**
-     * The bucket index of a positive finite {@code x}, as a double (not clamped; the caller
-     * clamps it to its range before casting). Subnormal values get an index below that of every
-     * normal value, which is all a caller with a trackable range above them needs.
+     * The scaled approximate logarithm {@code y = (35e + 50m - 21m^2 + 6m^3) / (50 ln gamma)} of
+     * a positive finite {@code x}: bucket {@code i} holds the values with
+     * {@code i - 1 <= y < i}. Subnormal values get a {@code y} below that of every normal
+     * value, which is all a caller with a trackable range above them needs. Evaluated in
+     * Estrin's form (the square of {@code m} alongside the linear term) for a shorter
+     * dependency chain than Horner's.
      *
      * @param x a positive finite value
-     * @return {@code ceil((35e + m(50 + m(6m - 21))) / (50 ln gamma))}
+     * @return the scaled approximate logarithm
      */
-    double index(double x) {
+    double scaledLog(double x) {
         long bits = Double.doubleToRawLongBits(x);
         int e = (int) (bits >>> 52) - 1023; // x > 0: the sign bit is 0
         double m = Double.longBitsToDouble((bits & MANTISSA_BITS) | ONE_BITS) - 1.0;
-        return Math.ceil((35 * e + m * (50.0 + m * (6.0 * m - 21.0))) * multiplier);
+        // Integer coefficients, so 35e and the value at m -> 1 (35e + 35) are exact: the index
+        // stays monotone across octave boundaries to the last bit.
+        return ((35 * e + 50.0 * m) + (6.0 * m - 21.0) * (m * m)) * multiplier;
+    }
+
+    /**
+     * The bucket index of a positive finite {@code x}, as a double (not clamped):
+     * {@code floor(scaledLog(x)) + 1}.
+     *
+     * @param x a positive finite value
+     * @return its bucket index
+     */
+    double index(double x) {
+        return Math.floor(scaledLog(x)) + 1.0;
     }
 
     /**
      * The upper bound of bucket {@code i}: the {@code x} with {@code 35 f(x) = i * 50 ln gamma}.
-     * Bucket {@code i} holds the values in {@code (upperBound(i - 1), upperBound(i)]}.
+     * Bucket {@code i} holds the values in {@code [upperBound(i - 1), upperBound(i))}.
      *
      * @param i a bucket index
      * @return its upper bound (may be 0 or infinite for indices far outside the double range)
@@ -117,7 +133,7 @@ final class CubicLogMapping {
 
     /**
      * The value bucket {@code i} is read back as: {@code 2LU / (L + U)} for its bounds
-     * {@code (L, U]}, which is within relative distance {@code (U - L) / (U + L) <= a} of every
+     * {@code [L, U)}, which is within relative distance {@code (U - L) / (U + L) <= a} of every
      * value in the bucket, since {@code U / L <= gamma}.
      *
      * @param i a bucket index

@@ -21,7 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <h2>Accuracy</h2>
  * Values are counted in logarithmic buckets, as DDSketch does: with relative accuracy {@code a}
  * and {@code gamma = (1 + a) / (1 - a)}, a value {@code x > 0} goes to a bucket
- * {@code (L, U]} with {@code U / L <= gamma}, and the bucket is read back as
+ * {@code [L, U)} with {@code U / L <= gamma}, and the bucket is read back as
  * {@code 2LU / (L + U)}. Every value of the bucket is within a relative distance
  * {@code (U - L) / (U + L) <= a} of that representative, so every quantile is within relative
  * error {@code a} of the exact quantile of the recorded samples (up to floating-point rounding,
@@ -142,7 +142,7 @@ public final class PowerHistogram {
      * Layout. Each interval is one long[]: slot 0 counts zeros, slot 1 + (i - minIndex) counts
      * bucket i for i in [minIndex, maxIndex]; plus the interval's sum, min and max as the raw
      * bits of doubles, updated by CAS. The count is not a separate field: it is the sum of the
-     * slots, computed by the reader. A record is therefore: one log, one ceil (outside the
+     * slots, computed by the reader. A record is therefore: the bucket index (outside the
      * critical section), then phaser enter, one getAndAdd on the slot, one CAS on the sum, a
      * plain volatile read each of min and max (a CAS only when the value is a new extreme),
      * phaser exit. No allocation, no loop that waits on another thread (the CAS loops retry
@@ -198,6 +198,8 @@ public final class PowerHistogram {
     private final int minIndex;
     private final int maxIndex;
     private final int slotCount;
+    /** {@code 2 - minIndex}: the scaled logarithm plus this, truncated, is the slot. */
+    private final double slotOffset;
 
     /** The single-writer state, or null in the default (multi-writer) mode. */
     private final Cumulative cumulative;
@@ -216,6 +218,7 @@ public final class PowerHistogram {
         this.minIndex = minIndex;
         this.maxIndex = maxIndex;
         this.slotCount = 1 + (maxIndex - minIndex + 1);
+        this.slotOffset = 2.0 - minIndex;
         if (builder.singleWriter) {
             this.cumulative = new Cumulative(slotCount);
             this.phaser = null;
@@ -409,19 +412,19 @@ public final class PowerHistogram {
         }
     }
 
-    /** The slot of a finite value {@code >= 0}: 0 for zero, else its bucket clamped to range. */
+    /**
+     * The slot of a finite value {@code >= 0}: 0 for zero, else its bucket clamped to range.
+     * Slot {@code 1 + i - minIndex} = {@code floor(y) + 2 - minIndex} for {@code y} the scaled
+     * logarithm, computed as one truncating conversion ({@code (int)} of a double saturates, so
+     * values far outside the range are safe) and an integer clamp.
+     */
     private int slotOf(double millis) {
         if (millis == 0.0) {
             return 0;
         }
-        double index = mapping.index(millis);
-        if (index <= minIndex) {
-            return 1;
-        }
-        if (index >= maxIndex) {
-            return 1 + maxIndex - minIndex;
-        }
-        return 1 + (int) index - minIndex;
+        int slot = (int) (mapping.scaledLog(millis) + slotOffset);
+        // Truncation is floor for z >= 0; every z < 1 (the only ones it rounds up) clamps to 1.
+        return slot < 1 ? 1 : Math.min(slot, slotCount - 1);
     }
 
     /** The slot of bucket {@code index}, clamped to this histogram's range. */
@@ -1153,7 +1156,7 @@ public final class PowerHistogram {
          * a value {@code x = 2^e * (1 + m)} ({@code e} its binary exponent, {@code m} in
          * {@code [0, 1)} its mantissa, as {@link Math#getExponent(double)} and the IEEE-754 bits
          * give them) is
-         * {@code i = ceil((35e + 50m - 21m^2 + 6m^3) / (50 ln gamma))} with
+         * {@code i = floor((35e + 50m - 21m^2 + 6m^3) / (50 ln gamma)) + 1} with
          * {@code gamma = (1 + relativeAccuracy) / (1 - relativeAccuracy)}: the polynomial is a
          * cubic approximation of {@code 35 log2(1 + m)}, and each bucket spans at most a factor
          * {@code gamma}. So the buckets, the zero count and the min, max and sum are enough to

@@ -458,7 +458,7 @@ class PowerHistogramTest {
         assertEquals(3.0, s.quantile(0.999), 3.0 * 0.01, "rank floor(0.999 * 3) = 2 is the value 3");
     }
 
-    /** Each bin index is the documented ceil((35e + 50m - 21m^2 + 6m^3) / (50 ln gamma)) of the value. */
+    /** Each bin index is the documented floor((35e + 50m - 21m^2 + 6m^3) / (50 ln gamma)) + 1 of the value. */
     @Test
     void binIndexIsTheDocumentedCubicLogIndex() {
         double gamma = 1.01 / 0.99;
@@ -467,7 +467,7 @@ class PowerHistogramTest {
             h.record(v);
             int e = Math.getExponent(v);
             double m = v / Math.scalb(1.0, e) - 1.0;
-            int index = (int) Math.ceil((35 * e + 50 * m - 21 * m * m + 6 * m * m * m) / (50 * Math.log(gamma)));
+            int index = (int) Math.floor((35 * e + 50 * m - 21 * m * m + 6 * m * m * m) / (50 * Math.log(gamma))) + 1;
             assertTrue(h.toJson().endsWith("\"bins\":[[" + index + ",1]]}"), v + ": " + h.toJson());
         }
     }

@@ -97,14 +97,9 @@ public class HistogramCostFloorBenchmark {
         long bits = Double.doubleToRawLongBits(x);
         int e = (int) (bits >>> 52) - 1023;
         double m = Double.longBitsToDouble((bits & 0x000f_ffff_ffff_ffffL) | 0x3ff0_0000_0000_0000L) - 1.0;
-        double index = Math.ceil((35 * e + m * (50.0 + m * (6.0 * m - 21.0))) * cubicMultiplier);
-        if (index <= minIndex) {
-            return 1;
-        }
-        if (index >= maxIndex) {
-            return 1 + maxIndex - minIndex;
-        }
-        return 1 + (int) index - minIndex;
+        double y = ((35 * e + 50.0 * m) + (6.0 * m - 21.0) * (m * m)) * cubicMultiplier;
+        int slot = (int) (y + 2 - minIndex);
+        return slot < 1 ? 1 : Math.min(slot, 1 + maxIndex - minIndex);
     }
 
     /** Validation, cubic index, clamp, plain slot increment. */
