@@ -355,7 +355,7 @@ public final class PowerHistogram {
      */
     public void record(double millis) {
         Preconditions.requireFiniteNonNegative("millis", millis);
-        recordValid(millis + 0.0); // -0.0 + 0.0 == +0.0
+        recordValid(millis); // -0.0 is normalized where it matters (see recordShared)
     }
 
     /**
@@ -387,7 +387,11 @@ public final class PowerHistogram {
         recordValid(toMillis(latency));
     }
 
-    /** Records a validated, finite, non-negative value (never {@code -0.0}). */
+    /**
+     * Records a validated, finite, non-negative value. {@code -0.0} needs no normalization in
+     * single-writer mode (it counts in the zero slot, adds nothing to the sum, and the interval
+     * minimum is then estimated as {@code +0.0}); the shared mode's exact minimum normalizes it.
+     */
     private void recordValid(double millis) {
         Cumulative c = cumulative;
         if (c != null) {
@@ -398,7 +402,8 @@ public final class PowerHistogram {
     }
 
     /** Records a validated value in the default (multi-writer) mode. */
-    private void recordShared(double millis) {
+    private void recordShared(double value) {
+        double millis = value + 0.0; // -0.0 + 0.0 == +0.0, so the exact min is +0.0
         int slot = slotOf(millis);
         long epoch = phaser.writerEnter();
         try {

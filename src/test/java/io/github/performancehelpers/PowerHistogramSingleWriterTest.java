@@ -133,13 +133,16 @@ class PowerHistogramSingleWriterTest {
         assertEquals(3L, second.count());
     }
 
-    /** Zero is exact in single-writer mode too, as the minimum of an interval. */
+    /** Zero (and -0.0, read back as +0.0) is exact in single-writer mode too, as the minimum of an interval. */
     @Test
     void zeroIsExactMinimum() {
         PowerHistogram h = singleWriter();
+        h.record(-0.0);
         h.record(0.0);
         h.record(5.0);
-        assertEquals(0, Double.compare(0.0, h.min()));
+        assertEquals(0, Double.compare(0.0, h.min()), "+0.0");
+        assertEquals(0, Double.compare(0.0, h.quantile(0.5)), "+0.0");
+        assertEquals(0, Double.compare(5.0, h.sum()));
         assertEquals(5.0, h.max(), 0.0);
     }
 
