@@ -79,7 +79,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * read, snapshot and reset concurrently with the writer, as in the default mode.
  *
  * <p>The writer then only ever increases cumulative counters (one per bucket, and the
- * cumulative sum and extremes) with plain reads and writes and one release store per record:
+ * cumulative sum and extremes) with plain reads and plain or release stores (plain stores on x86):
  * no atomic read-modify-write, no fence that waits for the store buffer, no wait on a reader, no
  * allocation. A reader computes an interval as the difference between the cumulative counters
  * now and the baseline it saved at the previous {@link #snapshotAndReset()} or {@link #reset()}.
@@ -161,18 +161,17 @@ public final class PowerHistogram {
      * Single-writer mode (Cumulative). No phaser, no intervals: one array of cumulative bucket
      * counts, the cumulative sum (in a few stripes, by bucket, so that consecutive records do
      * not wait on each other's floating-point addition), min and max, written by the one
-     * writer in this order: min/max (plain, and only on a new extreme, followed by a release
-     * fence), the bucket (plain), the sum stripe (release store). A reader reads in the
-     * opposite order with acquire loads: the sum stripes, then the buckets, then min/max. So a
-     * sum the reader sees includes only samples whose bucket increments it sees (the plain
-     * stores before the release happen-before the acquire), and a bucket increment it sees
-     * comes with the min/max update of that sample (the release fence keeps the extreme's
-     * store before the bucket's, and the acquire loads keep the reads in order), so the
-     * lifetime extremes bound every sample the read counts. Racy reads of a long or double
-     * written plainly rely on the JVM not tearing 64-bit values (JLS 17.7 permits it; 64-bit
-     * HotSpot never does it). A VarHandle store for the bucket (opaque or release) would avoid
-     * relying on that, but measured 4-5 ns more per record on the reference machine
-     * (HistogramCostFloorBenchmark sw5/sw6 against sw7).
+     * writer in this order: min/max (plain, and only on a new extreme), the bucket (release
+     * store), the sum stripe (release store). A reader reads in the opposite order with
+     * acquire loads: the sum stripes, then the buckets, then min/max. So a sum the reader sees
+     * includes only samples whose bucket increments it sees, and a bucket increment it sees
+     * comes with the min/max update of that sample (release/acquire), so the lifetime extremes
+     * read last bound every sample the read counts. On x86 a release store is a plain store
+     * (the ordering is the compiler's): measured on a quiet machine, the replica with release
+     * stores costs the same as with plain ones (HistogramCostFloorBenchmark sw5 against sw7).
+     * The sum stripes keep consecutive records from waiting on each other's floating-point
+     * addition (a load-add-store chain through memory); on the quiet reference machine that
+     * was within noise (sw3 against sw4), on a loaded one it looked like 1-2 ns.
      *
      * The reader keeps the baseline (the cumulative counts and
      * sum at the last reset) and reports differences. Monotonic counters make that exact: each
@@ -793,9 +792,8 @@ public final class PowerHistogram {
 
         /**
          * Stripes of the cumulative sum, chosen by bucket: a single running sum makes every
-         * record wait for the previous one's addition (load, add, store: about 4 ns here), the
-         * longest dependency chain of the record path; with stripes, consecutive records in
-         * different buckets add into different stripes, in parallel.
+         * record wait for the previous one's addition (load, add, store through memory); with
+         * stripes, consecutive records in different buckets add into different stripes.
          */
         static final int SUM_STRIPES = 8;
 
@@ -816,10 +814,7 @@ public final class PowerHistogram {
             }
         }
 
-        /**
-         * Cumulative count per slot. Writer: plain read and write, published by the release
-         * store of the sum stripe that follows. Readers: getAcquire (after the stripes).
-         */
+        /** Cumulative count per slot. Writer: plain read, setRelease. Readers: getAcquire. */
         final long[] slots;
         /**
          * Cumulative sum, striped by {@code slot % SUM_STRIPES}. Writer: plain read, setRelease
@@ -843,19 +838,18 @@ public final class PowerHistogram {
 
         /**
          * The writer's record: no atomic read-modify-write, no StoreLoad fence, no allocation.
-         * Plain stores for the extremes (each followed by a release fence, on a new extreme
-         * only) and the bucket, then one release store of the sum stripe.
+         * Plain stores for the extremes (on a new extreme only), then release stores of the
+         * bucket and of the sum stripe (plain stores on x86 and a compiler ordering).
          */
         void record(int slot, double x) {
             if (x < min) {
                 min = x;
-                VarHandle.releaseFence(); // the new extreme is visible before the bucket
             }
             if (x > max) {
                 max = x;
-                VarHandle.releaseFence();
             }
-            slots[slot]++;
+            long[] s = slots;
+            SLOTS.setRelease(s, slot, s[slot] + 1L);
             double[] stripes = sums;
             int k = slot & (SUM_STRIPES - 1);
             SUMS.setRelease(stripes, k, stripes[k] + x);
@@ -878,13 +872,13 @@ public final class PowerHistogram {
             if (other.max > max) {
                 max = other.max;
             }
-            VarHandle.releaseFence();
             long[] s = slots;
-            s[0] += other.zeroCount;
+            SLOTS.setRelease(s, 0, s[0] + other.zeroCount);
             long[] counts = other.counts;
             for (int j = 0; j < counts.length; j++) {
                 if (counts[j] != 0) {
-                    s[h.slotOfIndex(other.offset + j)] += counts[j];
+                    int slot = h.slotOfIndex(other.offset + j);
+                    SLOTS.setRelease(s, slot, s[slot] + counts[j]);
                 }
             }
             SUMS.setRelease(sums, 0, sums[0] + other.sum);
