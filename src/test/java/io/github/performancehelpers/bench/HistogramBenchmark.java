@@ -21,6 +21,9 @@ import org.openjdk.jmh.annotations.Threads;
  * {@link PowerHistogram#record(double)} against HdrHistogram and DDSketch (sketches-java), one
  * thread and two, plus the cost of a p99 query. Average time per operation, in nanoseconds.
  *
+ * <p>PowerHistogram is measured in its default mode (any number of writers) and, on one thread,
+ * in single-writer mode ({@code singleWriter(true)}).
+ *
  * <p>Peers, all at about 1% accuracy:
  * <ul>
  *   <li>HdrHistogram {@code Histogram} (2 significant digits, 1 ns..1 h, values in ns): the
@@ -49,6 +52,7 @@ public class HistogramBenchmark {
     final long[] nanos = new long[MASK + 1];
 
     PowerHistogram power;
+    PowerHistogram powerSingleWriter;
     Histogram hdr;
     Recorder hdrRecorder;
     DDSketch ddLog;
@@ -81,6 +85,7 @@ public class HistogramBenchmark {
             nanos[i] = Math.max(1, Math.round(millis[i] * 1e6));
         }
         power = PowerHistogram.builder().relativeAccuracy(0.01).build();
+        powerSingleWriter = PowerHistogram.builder().relativeAccuracy(0.01).singleWriter(true).build();
         hdr = new Histogram(1, HOUR_NANOS, 2);
         hdrRecorder = new Recorder(1, HOUR_NANOS, 2);
         ddLog = DDSketches.logarithmicUnboundedDense(0.01);
@@ -105,6 +110,13 @@ public class HistogramBenchmark {
     @Threads(1)
     public void record_1t_power(Cursor c) {
         power.record(millis[c.next()]);
+    }
+
+    /** PowerHistogram.record in single-writer mode (no atomic operation), 1 thread. */
+    @Benchmark
+    @Threads(1)
+    public void record_1t_powerSingleWriter(Cursor c) {
+        powerSingleWriter.record(millis[c.next()]);
     }
 
     /** HdrHistogram Histogram.recordValue (single-threaded), 1 thread. */
