@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -144,9 +145,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
     /** The quantile the last observation fed the servo, ms; NaN before the first. Written under loopLock. */
     private volatile double lastObservedP99 = Double.NaN;
 
-    private final AtomicLong submitted = new AtomicLong();
-    private final AtomicLong admitted = new AtomicLong();
-    private final AtomicLong recorded = new AtomicLong();
+    private final LongAdder submitted = new LongAdder();
+    private final LongAdder admitted = new LongAdder();
+    private final LongAdder recorded = new LongAdder();
     private final AtomicLong observations = new AtomicLong();
     private final AtomicLong callbackFailures = new AtomicLong();
 
@@ -197,7 +198,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
     public boolean submit(T item) {
         Objects.requireNonNull(item, "item");
         if (queue.offer(item)) {
-            submitted.incrementAndGet();
+            submitted.increment();
             return true;
         }
         return false;
@@ -222,7 +223,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
             T item = queue.poll();
             // Only consumers remove, and they hold admitLock; clear() holds it too.
             assert item != null;
-            admitted.incrementAndGet();
+            admitted.increment();
             return Optional.of(item);
         } finally {
             admitLock.unlock();
@@ -238,7 +239,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
      */
     public void record(double millis) {
         latency.record(millis);
-        recorded.incrementAndGet();
+        recorded.increment();
     }
 
     /**
@@ -250,7 +251,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
      */
     public void record(Duration latency) {
         this.latency.record(Objects.requireNonNull(latency, "latency"));
-        recorded.incrementAndGet();
+        recorded.increment();
     }
 
     /**
@@ -261,7 +262,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
      */
     public void recordNanos(long nanos) {
         latency.recordNanos(nanos);
-        recorded.incrementAndGet();
+        recorded.increment();
     }
 
     // ---------------------------------------------------------------- the loop
@@ -586,14 +587,15 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     /**
-     * Returns a consistent-enough snapshot of the loop's numbers (each field is read atomically;
-     * the set is not one atomic cut).
+     * Returns a consistent-enough snapshot of the loop's numbers (the set is not one atomic cut;
+     * the counters are striped, as {@link java.util.concurrent.atomic.LongAdder} is, so each is
+     * exact whenever no update to it is in progress).
      *
      * @return the statistics
      */
     public Stats stats() {
         return new Stats(rate, minRate, maxRate, targetP99, quantile, queue.size(), queue.capacity(),
-                submitted.get(), admitted.get(), recorded.get(), queue.dropped(), observations.get(),
+                submitted.sum(), admitted.sum(), recorded.sum(), queue.dropped(), observations.get(),
                 observedQuantile(latency.snapshot(), quantile), servo.saturated());
     }
 
@@ -627,7 +629,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
             limiter.refund(1);
             return null;
         }
-        admitted.incrementAndGet();
+        admitted.increment();
         return item;
     }
 
@@ -640,8 +642,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
         if (!limiter.tryConsume(1)) {
             return false;
         }
-        submitted.incrementAndGet();
-        admitted.incrementAndGet();
+        submitted.increment();
+        admitted.increment();
         return true;
     }
 
@@ -652,9 +654,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
      */
     void unadmit(boolean submittedToo) {
         limiter.refund(1);
-        admitted.decrementAndGet();
+        admitted.decrement();
         if (submittedToo) {
-            submitted.decrementAndGet();
+            submitted.decrement();
         }
     }
 
@@ -678,7 +680,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
             }
         }
         if (ok) {
-            admitted.incrementAndGet();
+            admitted.increment();
         }
         return ok;
     }

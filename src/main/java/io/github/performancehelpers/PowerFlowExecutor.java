@@ -19,6 +19,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -308,13 +309,13 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private final AtomicLong inFlight = new AtomicLong();
     /** The running tasks, if {@link #trackRunning}: one set node per task. */
     private final Set<Job> runningJobs = ConcurrentHashMap.newKeySet();
-    private final AtomicInteger running = new AtomicInteger();
-    private final AtomicLong rejected = new AtomicLong();
+    private final LongAdder running = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
     /** Tasks the controller counted as submitted but the shutdown re-check took back and refused. */
-    private final AtomicLong retracted = new AtomicLong();
-    private final AtomicLong completed = new AtomicLong();
-    private final AtomicLong failed = new AtomicLong();
-    private final AtomicLong cancelled = new AtomicLong();
+    private final LongAdder retracted = new LongAdder();
+    private final LongAdder completed = new LongAdder();
+    private final LongAdder failed = new LongAdder();
+    private final LongAdder cancelled = new LongAdder();
     private final AtomicLong internalFailures = new AtomicLong();
     /** Metrics, MXBean and the staleness check; see ExecutorObservability. */
     private final ExecutorObservability observability;
@@ -432,7 +433,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     public void execute(Runnable command) {
         Objects.requireNonNull(command, "command");
         if (state != RUNNING) {
-            rejected.incrementAndGet();
+            rejected.increment();
             throw shutDownRejection();
         }
         Job job = new Job(command, ticker.read());
@@ -441,15 +442,15 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             return;
         }
         if (!controller.submit(job)) {
-            rejected.incrementAndGet();
+            rejected.increment();
             rejectFull(command);
             return;
         }
         // Re-check: shutdown may have happened between the state read and the offer, after the
         // dispatcher last looked at the queue.
         if (state != RUNNING && controller.queue().remove(job)) {
-            retracted.incrementAndGet();
-            rejected.incrementAndGet();
+            retracted.increment();
+            rejected.increment();
             throw shutDownRejection();
         }
     }
@@ -497,7 +498,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         controller.unadmit(true);
         releaseSlot();
         jobDone();
-        rejected.incrementAndGet();
+        rejected.increment();
         throw shutDownRejection();
     }
 
@@ -618,7 +619,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         for (;;) {
             if (job.isCancelled()) {
                 if (release(job)) {
-                    cancelled.incrementAndGet();
+                    cancelled.increment();
                 }
                 releaseSlot();
                 return true;
@@ -715,7 +716,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 return job;
             }
             controller.unadmit(false); // a cancelled task is skipped without admission
-            cancelled.incrementAndGet();
+            cancelled.increment();
         }
     }
 
@@ -734,10 +735,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         internalFailures.incrementAndGet();
         if (job.task instanceof Future<?> f) {
             f.cancel(false);
-            cancelled.incrementAndGet();
+            cancelled.increment();
             LOG.log(Level.WARNING, name + ": the delegate refused an admitted task; its Future is cancelled", e);
         } else {
-            failed.incrementAndGet();
+            failed.increment();
             LOG.log(Level.WARNING, name + ": the delegate refused an admitted task; it is dropped", e);
         }
     }
@@ -1074,17 +1075,24 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     // ---------------------------------------------------------------- read-outs
 
     /**
-     * Returns a snapshot of the loop's figures and the executor's task accounting. Each field is
-     * read atomically; the set is not one atomic cut.
+     * Returns a snapshot of the loop's figures and the executor's task accounting. The set is not
+     * one atomic cut, and the counters are striped (as {@link java.util.concurrent.atomic.LongAdder}
+     * is, so that workers do not contend on them): each is exact whenever no update to it is in
+     * progress, and otherwise lies between its values at the start and the end of the call.
      *
      * @return the statistics
      */
     public Stats stats() {
         PowerFlowController.Stats c = controller.stats();
         return new Stats(c.rate(), c.minRate(), c.maxRate(), c.targetP99(), c.quantile(), c.depth(),
-                c.queueCapacity(), c.submitted() - retracted.get(), c.admitted(), c.recorded(), c.dropped(), c.observations(),
-                c.p99(), c.saturated(), rejected.get(), running.get(), completed.get(), failed.get(),
-                cancelled.get(), poolSize(), queueWait.quantile(0.99), controller.lastObservedP99());
+                c.queueCapacity(), c.submitted() - retracted.sum(), c.admitted(), c.recorded(), c.dropped(), c.observations(),
+                c.p99(), c.saturated(), rejected.sum(), runningNow(), completed.sum(), failed.sum(),
+                cancelled.sum(), poolSize(), queueWait.quantile(0.99), controller.lastObservedP99());
+    }
+
+    /** The running-tasks gauge; never negative, even while a task's +1 and -1 sit in different cells. */
+    private int runningNow() {
+        return (int) Math.max(0L, running.sum());
     }
 
     /**
@@ -1157,7 +1165,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             default -> "Terminated";
         };
         return "PowerFlowExecutor[" + name + ", " + s + ", rate = " + controller.rate() + "/s, queued = "
-                + controller.depth() + ", running = " + running.get() + ", completed = " + completed.get() + "]";
+                + controller.depth() + ", running = " + runningNow() + ", completed = " + completed.sum() + "]";
     }
 
     /** The dispatcher thread, for tests. */
@@ -1238,7 +1246,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 runner = t;
                 runningJobs.add(this);
             }
-            running.incrementAndGet();
+            running.increment();
             if (state >= STOP && !t.isInterrupted()) {
                 t.interrupt(); // as a ThreadPoolExecutor worker: a stopping pool's tasks see it
             }
@@ -1254,9 +1262,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                     runner = null;
                     runningJobs.remove(this);
                 }
-                running.decrementAndGet();
+                running.decrement();
                 if (threw) {
-                    failed.incrementAndGet();
+                    failed.increment();
                 } else {
                     classify();
                 }
@@ -1272,12 +1280,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                     s = Future.State.SUCCESS;
                 }
                 switch (s) {
-                    case FAILED -> failed.incrementAndGet();
-                    case CANCELLED -> cancelled.incrementAndGet();
-                    default -> completed.incrementAndGet();
+                    case FAILED -> failed.increment();
+                    case CANCELLED -> cancelled.increment();
+                    default -> completed.increment();
                 }
             } else {
-                completed.incrementAndGet();
+                completed.increment();
             }
         }
     }
