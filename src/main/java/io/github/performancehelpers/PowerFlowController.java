@@ -634,6 +634,14 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     /**
+     * Counts one latency recorded elsewhere (in a histogram the executor merges into
+     * {@link #latency()} before the loop reads it), as {@link #recordNanos(long)} counts its own.
+     */
+    void countRecorded() {
+        recorded.increment();
+    }
+
+    /**
      * Consumes admission for an item that bypasses the queue (the executor's submit-side fast
      * path, taken only when the queue is empty), counting it as submitted and admitted. Only for
      * a controller without a global limiter.

@@ -17,6 +17,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -231,6 +232,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     static final int POOL_IN_FLIGHT_FACTOR = 2;
 
+    /** The most {@link Recorder}s an executor keeps (each is two histograms, about 48 KiB). */
+    static final int MAX_RECORDERS = 16;
+
     /** The default ceiling on the pool size or concurrency bound the default sizer chooses. */
     static final int DEFAULT_MAX_CONCURRENCY = 10_000;
 
@@ -304,6 +308,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private final boolean fastPaths;
     /** Whether a finishing worker may take the next task itself: only for a sized delegate. */
     private final boolean chaining;
+    /**
+     * The recorders a pool thread running a chain of tasks claims (see {@link Recorder}); null
+     * unless the delegate is a ThreadPoolExecutor whose workers chain.
+     */
+    private final Recorder[] recorders;
 
     /** Tasks handed to the delegate that have not finished (or been taken back). */
     private final AtomicLong inFlight = new AtomicLong();
@@ -356,6 +365,16 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         this.fastPaths = !hasGlobalLimiter;
         this.chaining = fastPaths && bounded;
         this.limit = bounded ? new ConcurrencyLimit(slotsFor(size)) : null;
+        if (chaining && pool != null) {
+            // One per thread that can run at once; more pool threads than that only take turns.
+            int n = Math.min(maxConcurrency, Math.max(2, 2 * Runtime.getRuntime().availableProcessors()));
+            this.recorders = new Recorder[Math.min(n, MAX_RECORDERS)];
+            for (int i = 0; i < recorders.length; i++) {
+                recorders[i] = new Recorder(b.relativeAccuracy);
+            }
+        } else {
+            this.recorders = null;
+        }
         if (pool != null) {
             resizePool(size);
         }
@@ -821,6 +840,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 return;
             }
             observability.onTick();
+            drainRecorders();
             if (fixedRate) {
                 controller.latency().snapshotAndReset();
                 queueWait.snapshotAndReset();
@@ -1083,6 +1103,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * @return the statistics
      */
     public Stats stats() {
+        drainRecorders();
         PowerFlowController.Stats c = controller.stats();
         return new Stats(c.rate(), c.minRate(), c.maxRate(), c.targetP99(), c.quantile(), c.depth(),
                 c.queueCapacity(), c.submitted() - retracted.sum(), c.admitted(), c.recorded(), c.dropped(), c.observations(),
@@ -1109,7 +1130,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     /**
      * Returns the composed flow controller: the live one, for reading its figures and its
      * primitives ({@link PowerFlowController#limiter()}, {@link PowerFlowController#latency()},
-     * ...). Its queue holds this executor's internal task wrappers. Do not call its mutators
+     * ...). Its queue holds this executor's internal task wrappers. A pool thread running a chain
+     * of tasks records their run times in a recorder of its own, which the observation tick and
+     * {@link #stats()} move into {@link PowerFlowController#latency()}: read the latency there
+     * through {@link #stats()}, or expect the samples of running chains to arrive at the next
+     * tick. Do not call its mutators
      * ({@code submit}, {@code admit}, {@code observe}, {@code reset}, {@code clear},
      * {@code close}) while the executor is in use: they bypass the executor's accounting, and a
      * task removed through them is neither run nor returned by {@link #shutdownNow()}.
@@ -1173,6 +1198,68 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         return dispatcher;
     }
 
+    // ---------------------------------------------------------------- recorders
+
+    /**
+     * A pool thread's own pair of single-writer histograms (run time and queue wait), claimed for
+     * the length of a chain of tasks. A chain on a busy executor runs many short tasks back to
+     * back, and with every worker recording each one into the shared histograms (a phaser, a
+     * bucket and a sum, each an atomic operation on a cache line all workers write) the workers
+     * spent about as long contending on those lines as running trivial tasks. A claimed recorder
+     * has one writer, so a record is a few plain stores ({@link PowerHistogram.Builder#singleWriter});
+     * the tick and {@link #stats()} move what the recorders hold into the shared histograms
+     * (each sample into exactly one window) before they read them. The claim (a CAS) and the
+     * release (a volatile write) order one chain's records before the next claimer's, as the
+     * single-writer contract asks.
+     */
+    private static final class Recorder {
+        final PowerHistogram run;
+        final PowerHistogram wait;
+        final AtomicBoolean claimed = new AtomicBoolean();
+
+        Recorder(double relativeAccuracy) {
+            this.run = PowerHistogram.builder().relativeAccuracy(relativeAccuracy).singleWriter(true).build();
+            this.wait = PowerHistogram.builder().relativeAccuracy(relativeAccuracy).singleWriter(true).build();
+        }
+
+        void release() {
+            claimed.set(false);
+        }
+    }
+
+    /** A free recorder, claimed; null if there is none (the chain then records shared). */
+    private Recorder claimRecorder() {
+        Recorder[] rs = recorders;
+        if (rs == null) {
+            return null;
+        }
+        int start = (int) (Thread.currentThread().threadId() % rs.length);
+        for (int k = 0; k < rs.length; k++) {
+            Recorder r = rs[(start + k) % rs.length];
+            if (!r.claimed.get() && r.claimed.compareAndSet(false, true)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /** Moves what the recorders hold into the shared histograms the loop and stats() read. */
+    private void drainRecorders() {
+        Recorder[] rs = recorders;
+        if (rs == null) {
+            return;
+        }
+        PowerHistogram latency = controller.latency();
+        for (Recorder r : rs) {
+            if (r.run.count() != 0) {
+                latency.merge(r.run.snapshotAndReset());
+            }
+            if (r.wait.count() != 0) {
+                queueWait.merge(r.wait.snapshotAndReset());
+            }
+        }
+    }
+
     // ---------------------------------------------------------------- the task wrapper
 
     /** A queued task: the submitted Runnable, its enqueue time, and its runner while it runs. */
@@ -1211,13 +1298,17 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         @Override
         public void run() {
             Job j = this;
+            Recorder rec = null;
             for (;;) {
                 boolean threw = true;
                 try {
-                    j.runTask();
+                    j.runTask(rec);
                     threw = false;
                 } finally {
                     if (threw) { // the task's exception reaches the delegate's thread, as before
+                        if (rec != null) {
+                            rec.release();
+                        }
                         releaseSlot();
                         jobDone();
                     }
@@ -1233,14 +1324,23 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 if (state < STOP) {
                     Thread.interrupted(); // as a pool worker between tasks: no stale interrupt
                 }
+                if (rec == null) {
+                    rec = claimRecorder(); // a chain has begun: record without contention
+                }
                 j = next;
+            }
+            if (rec != null) {
+                rec.release();
             }
             releaseSlot();
             jobDone();
         }
 
-        /** Runs the task itself, timed and accounted; the slot and in-flight count are the caller's. */
-        private void runTask() {
+        /**
+         * Runs the task itself, timed and accounted, its times recorded in {@code rec} if non-null
+         * or else in the shared histograms; the slot and in-flight count are the caller's.
+         */
+        private void runTask(Recorder rec) {
             Thread t = Thread.currentThread();
             if (trackRunning) {
                 runner = t;
@@ -1251,13 +1351,19 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 t.interrupt(); // as a ThreadPoolExecutor worker: a stopping pool's tasks see it
             }
             long start = ticker.read();
-            queueWait.recordNanos(Math.max(0L, start - enqueuedAt));
+            (rec != null ? rec.wait : queueWait).recordNanos(Math.max(0L, start - enqueuedAt));
             boolean threw = true;
             try {
                 task.run();
                 threw = false;
             } finally {
-                controller.recordNanos(Math.max(0L, ticker.read() - start));
+                long ran = Math.max(0L, ticker.read() - start);
+                if (rec != null) {
+                    rec.run.recordNanos(ran);
+                    controller.countRecorded();
+                } else {
+                    controller.recordNanos(ran);
+                }
                 if (trackRunning) {
                     runner = null;
                     runningJobs.remove(this);

@@ -168,6 +168,41 @@ class PowerFlowExecutorFastPathTest {
     }
 
     /**
+     * The run times a pool thread records while it runs a chain of tasks (in its own recorder)
+     * reach the loop's window: stats() counts all six, and the next tick feeds the servo a
+     * window of six samples, after which the window is empty.
+     */
+    @Test
+    void runTimesRecordedDuringAChainReachTheLoop() throws Exception {
+        RecordingPool pool = new RecordingPool(1);
+        ManualScheduler tick = new ManualScheduler();
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
+                .delegate(pool).ownsDelegate(true).poolSizer(rate -> 1).scheduler(tick).build();
+        List<String> starts = Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new CopyOnWriteArrayList<>();
+        CountDownLatch first = new CountDownLatch(1);
+        CountDownLatch open = new CountDownLatch(0);
+        try {
+            e.execute(new Step("first", first, starts, threads));
+            await(() -> starts.size() == 1);
+            for (int i = 0; i < 5; i++) {
+                e.execute(new Step("q" + i, open, starts, threads));
+            }
+            first.countDown();
+            await(() -> e.stats().completed() == 6);
+            PowerFlowExecutor.Stats st = e.stats();
+            assertEquals(6, st.recorded());
+            assertEquals(6, e.controller().latency().count()); // stats() moved the chain's samples in
+            assertFalse(Double.isNaN(st.queueWaitP99()));
+            assertEquals(1, tick.runAll());
+            assertEquals(0, e.controller().latency().count()); // the tick observed and reset them
+            assertFalse(Double.isNaN(e.stats().lastObservedP99()));
+        } finally {
+            terminate(e);
+        }
+    }
+
+    /**
      * On the default delegate, a finishing worker hands its slot to the next queued task, which
      * still gets a virtual thread of its own: one thread per task, as the delegate promises, and
      * never more tasks running than the bound (here 1).
