@@ -486,7 +486,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private boolean tryDirect(Job job) {
         // The queue first, then `held`: the dispatcher writes `held` before it polls, so a queue
         // seen empty because the dispatcher took its head is followed by a non-null `held`.
-        if (!controller.queue().isEmpty() || held != null || job.isCancelled()) {
+        if ((limit != null && limit.inUse() >= limit.limit()) // no slot: skip the queue's contended lines
+                || !controller.queue().isEmpty() || held != null || job.isCancelled()) {
             return false;
         }
         if (limit != null && !limit.tryAcquire()) {
@@ -1299,6 +1300,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         public void run() {
             Job j = this;
             Recorder rec = null;
+            running.increment(); // once per chain: the thread runs tasks until the chain ends
             for (;;) {
                 boolean threw = true;
                 try {
@@ -1309,6 +1311,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                         if (rec != null) {
                             rec.release();
                         }
+                        running.decrement();
                         releaseSlot();
                         jobDone();
                     }
@@ -1318,6 +1321,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                     break;
                 }
                 if (pool == null) {
+                    running.decrement();
                     startChained(next);
                     return;
                 }
@@ -1332,6 +1336,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             if (rec != null) {
                 rec.release();
             }
+            running.decrement();
             releaseSlot();
             jobDone();
         }
@@ -1346,7 +1351,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 runner = t;
                 runningJobs.add(this);
             }
-            running.increment();
             if (state >= STOP && !t.isInterrupted()) {
                 t.interrupt(); // as a ThreadPoolExecutor worker: a stopping pool's tasks see it
             }
@@ -1368,7 +1372,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                     runner = null;
                     runningJobs.remove(this);
                 }
-                running.decrement();
                 if (threw) {
                     failed.increment();
                 } else {
@@ -1420,7 +1423,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *                        {@code maxRate}
      * @param rejected        tasks refused at {@code execute}/{@code submit}: queue full (whatever
      *                        the {@link RejectionPolicy} did with them) or shut down
-     * @param running         tasks running on the delegate now
+     * @param running         tasks running on the delegate now (a pool thread between two tasks
+     *                        of a chain counts as running one)
      * @param completed       tasks that ran and returned normally
      * @param failed          tasks that ran and threw (for {@code submit}, whose {@code Future}
      *                        failed)
