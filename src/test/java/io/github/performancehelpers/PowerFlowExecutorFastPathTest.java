@@ -56,6 +56,30 @@ class PowerFlowExecutorFastPathTest {
         }
     }
 
+    /** An executor in front of a one-thread pool (one slot), admitting at once, ticked by hand. */
+    static PowerFlowExecutor onePoolThread(RecordingPool pool, ManualScheduler tick) {
+        return PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
+                .delegate(pool).ownsDelegate(true).poolSizer(rate -> 1).scheduler(tick).build();
+    }
+
+    /**
+     * Runs "first" on the one-slot executor until five more tasks ("q0".."q4") are queued behind
+     * it (all five wait in the executor's queue: the only slot is busy), then lets all six run
+     * and waits until they have completed.
+     */
+    static void runFirstThenFiveQueued(PowerFlowExecutor e, List<String> starts, List<Thread> threads) {
+        CountDownLatch first = new CountDownLatch(1);
+        CountDownLatch open = new CountDownLatch(0);
+        e.execute(new Step("first", first, starts, threads));
+        await(() -> starts.size() == 1);
+        for (int i = 0; i < 5; i++) {
+            e.execute(new Step("q" + i, open, starts, threads));
+        }
+        assertEquals(5, e.stats().depth());
+        first.countDown();
+        await(() -> e.stats().completed() == 6);
+    }
+
     /** An idle executor hands a task to its pool on the submitting thread, before execute returns. */
     @Test
     void anIdleExecutorHandsOffOnTheSubmittingThread() throws Exception {
@@ -143,21 +167,11 @@ class PowerFlowExecutorFastPathTest {
     @Test
     void aFinishingWorkerRunsTheNextQueuedTasksOnItsOwnThreadInOrder() throws Exception {
         RecordingPool pool = new RecordingPool(1);
-        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
-                .delegate(pool).ownsDelegate(true).poolSizer(rate -> 1).scheduler(new ManualScheduler()).build();
+        PowerFlowExecutor e = onePoolThread(pool, new ManualScheduler());
         List<String> starts = Collections.synchronizedList(new ArrayList<>());
         List<Thread> threads = new CopyOnWriteArrayList<>();
-        CountDownLatch first = new CountDownLatch(1);
-        CountDownLatch open = new CountDownLatch(0);
         try {
-            e.execute(new Step("first", first, starts, threads));
-            await(() -> starts.size() == 1);
-            for (int i = 0; i < 5; i++) {
-                e.execute(new Step("q" + i, open, starts, threads));
-            }
-            assertEquals(5, e.stats().depth()); // the only slot is busy: all five wait here
-            first.countDown();
-            await(() -> e.stats().completed() == 6);
+            runFirstThenFiveQueued(e, starts, threads);
             assertEquals(List.of("first", "q0", "q1", "q2", "q3", "q4"), starts);
             assertEquals(1, new HashSet<>(threads).size()); // all on the pool's one thread
             assertEquals(1, pool.callers.size()); // only "first" went through pool.execute
@@ -174,22 +188,10 @@ class PowerFlowExecutorFastPathTest {
      */
     @Test
     void runTimesRecordedDuringAChainReachTheLoop() throws Exception {
-        RecordingPool pool = new RecordingPool(1);
         ManualScheduler tick = new ManualScheduler();
-        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
-                .delegate(pool).ownsDelegate(true).poolSizer(rate -> 1).scheduler(tick).build();
-        List<String> starts = Collections.synchronizedList(new ArrayList<>());
-        List<Thread> threads = new CopyOnWriteArrayList<>();
-        CountDownLatch first = new CountDownLatch(1);
-        CountDownLatch open = new CountDownLatch(0);
+        PowerFlowExecutor e = onePoolThread(new RecordingPool(1), tick);
         try {
-            e.execute(new Step("first", first, starts, threads));
-            await(() -> starts.size() == 1);
-            for (int i = 0; i < 5; i++) {
-                e.execute(new Step("q" + i, open, starts, threads));
-            }
-            first.countDown();
-            await(() -> e.stats().completed() == 6);
+            runFirstThenFiveQueued(e, Collections.synchronizedList(new ArrayList<>()), new CopyOnWriteArrayList<>());
             PowerFlowExecutor.Stats st = e.stats();
             assertEquals(6, st.recorded());
             assertEquals(6, e.controller().latency().count()); // stats() moved the chain's samples in

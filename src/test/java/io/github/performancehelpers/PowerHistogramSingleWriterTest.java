@@ -37,38 +37,15 @@ class PowerHistogramSingleWriterTest {
 
     // ------------------------------------------------------------------ single-threaded contract
 
-    static Stream<Arguments> distributionsAndAccuracies() {
-        List<Arguments> out = new ArrayList<>();
-        for (double accuracy : new double[] {0.001, 0.01, 0.05}) {
-            for (String distribution : new String[] {"lognormal", "uniform", "bimodal", "constant", "withZeros"}) {
-                out.add(Arguments.of(distribution, accuracy));
-            }
-        }
-        return out.stream();
-    }
-
-    private static DoubleSupplier distribution(String name, Random random) {
-        return switch (name) {
-            case "lognormal" -> () -> Math.exp(Math.log(20) + random.nextGaussian());
-            case "uniform" -> () -> 0.5 + 499.5 * random.nextDouble();
-            case "bimodal" -> () -> random.nextDouble() < 0.8
-                    ? Math.exp(Math.log(2) + 0.2 * random.nextGaussian())
-                    : Math.exp(Math.log(300) + 0.3 * random.nextGaussian());
-            case "constant" -> () -> 42.0;
-            case "withZeros" -> () -> random.nextDouble() < 0.1 ? 0.0 : Math.exp(random.nextGaussian());
-            default -> throw new IllegalArgumentException(name);
-        };
-    }
-
     /**
      * Every quantile from p0 to p100, min and max included, is within the relative accuracy of
      * the exact sample quantile (lower rank floor(q * (n - 1))); count and sum are exact.
      */
     @ParameterizedTest(name = "{0} at relativeAccuracy {1}")
-    @MethodSource("distributionsAndAccuracies")
+    @MethodSource("io.github.performancehelpers.PowerHistogramTest#distributionsAndAccuracies")
     void everyQuantileIsWithinTheRelativeAccuracy(String name, double accuracy) {
         PowerHistogram h = PowerHistogram.builder().relativeAccuracy(accuracy).singleWriter(true).build();
-        DoubleSupplier source = distribution(name, new Random(42));
+        DoubleSupplier source = PowerHistogramTest.distribution(name, new Random(42));
         double[] samples = new double[100_000];
         double sum = 0;
         for (int i = 0; i < samples.length; i++) {
@@ -393,34 +370,9 @@ class PowerHistogramSingleWriterTest {
      */
     @Test
     void recordingAllocatesNothing() throws ReflectiveOperationException {
-        Object threads = Class.forName("java.lang.management.ManagementFactory")
-                .getMethod("getThreadMXBean").invoke(null);
-        Class<?> sunThreads = Class.forName("com.sun.management.ThreadMXBean");
-        org.junit.jupiter.api.Assumptions.assumeTrue(sunThreads.isInstance(threads),
-                "allocation counting needs com.sun.management.ThreadMXBean");
-        org.junit.jupiter.api.Assumptions.assumeTrue(
-                (Boolean) sunThreads.getMethod("isThreadAllocatedMemorySupported").invoke(threads));
-        sunThreads.getMethod("setThreadAllocatedMemoryEnabled", boolean.class).invoke(threads, true);
-        Method allocatedBytes = sunThreads.getMethod("getThreadAllocatedBytes", long.class);
-
         PowerHistogram h = singleWriter();
-        Duration latency = Duration.ofNanos(1_234_567);
-        for (int i = 0; i < 300_000; i++) {
-            recordAll(h, i, latency);
-        }
-        long id = Thread.currentThread().threadId();
-        long before = (Long) allocatedBytes.invoke(threads, id);
-        for (int i = 0; i < 100_000; i++) {
-            recordAll(h, i, latency);
-        }
-        long allocated = (Long) allocatedBytes.invoke(threads, id) - before;
+        long allocated = PowerHistogramConcurrencyTest.allocatedByRecording(h, 0);
         assertTrue(allocated < 1024, allocated + " bytes allocated by 3 x 10^5 records");
         assertEquals(1_200_000L, h.count());
-    }
-
-    private static void recordAll(PowerHistogram h, int i, Duration latency) {
-        h.record((i & 1023) * 0.37);
-        h.recordNanos(i * 1_000L);
-        h.record(latency);
     }
 }

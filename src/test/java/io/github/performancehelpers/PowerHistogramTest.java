@@ -41,7 +41,7 @@ class PowerHistogramTest {
         return out.stream();
     }
 
-    private static DoubleSupplier distribution(String name, Random random) {
+    static DoubleSupplier distribution(String name, Random random) {
         return switch (name) {
             // Latency-like: median 20 ms, long right tail.
             case "lognormal" -> () -> Math.exp(Math.log(20) + 1.0 * random.nextGaussian());

@@ -171,24 +171,6 @@ public class HistogramCostFloorBenchmark {
         DOUBLES.setRelease(st, k, st[k] + x);
     }
 
-    /** ... with an opaque slot store and a release stripe store. */
-    @Benchmark
-    public void sw6OpaqueSlotReleaseSum() {
-        double x = millis[i++ & 4095];
-        int slot = slotOf(x);
-        if (x < min) {
-            min = x;
-        }
-        if (x > max) {
-            max = x;
-        }
-        long[] s = slots;
-        LONGS.setOpaque(s, slot, s[slot] + 1L);
-        double[] st = stripes;
-        int k = slot & 7;
-        DOUBLES.setRelease(st, k, st[k] + x);
-    }
-
     /** ... with a plain slot store and a release stripe store (the release orders the slot store before it). */
     @Benchmark
     public void sw7PlainSlotReleaseSum() {
@@ -205,22 +187,6 @@ public class HistogramCostFloorBenchmark {
         double[] st = stripes;
         int k = slot & 7;
         DOUBLES.setRelease(st, k, st[k] + x);
-    }
-
-    /** ... with plain stores and a store-store fence between them (for comparison only). */
-    @Benchmark
-    public void sw8PlainWithStoreStoreFence() {
-        double x = millis[i++ & 4095];
-        int slot = slotOf(x);
-        if (x < min) {
-            min = x;
-        }
-        if (x > max) {
-            max = x;
-        }
-        slots[slot]++;
-        VarHandle.storeStoreFence();
-        stripes[slot & 7] += x;
     }
 
     /** One uncontended atomic increment. */
