@@ -2,7 +2,6 @@ package io.github.performancehelpers;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.RejectedExecutionException;
@@ -17,7 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * stress test may run ticks from its own thread while others use the component under test.
  * {@link #execute} runs the command inline; after {@link #shutdown()} scheduling is rejected.
  */
-final class ManualScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+final class ManualScheduler extends InlineExecutor implements ScheduledExecutorService {
 
     /** A scheduled task and how it was scheduled. */
     final class Task implements ScheduledFuture<Object> {
@@ -75,7 +74,6 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
 
     private final ReentrantLock lock = new ReentrantLock();
     private final List<Task> tasks = new ArrayList<>(); // guarded by lock
-    private volatile boolean shutdown;
 
     /** Runs every live (not cancelled) task once, in scheduling order; returns how many ran. */
     int runAll() {
@@ -114,7 +112,7 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
     }
 
     private Task add(Runnable r, long delay, long period, TimeUnit unit) {
-        if (shutdown) {
+        if (isShutdown()) {
             throw new RejectedExecutionException("shut down");
         }
         Task t = new Task(r, unit.toNanos(delay), unit.toNanos(period));
@@ -145,36 +143,5 @@ final class ManualScheduler extends AbstractExecutorService implements Scheduled
     @Override
     public ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
         return add(command, initialDelay, delay, unit);
-    }
-
-    @Override
-    public void shutdown() {
-        shutdown = true;
-    }
-
-    @Override
-    public List<Runnable> shutdownNow() {
-        shutdown = true;
-        return List.of();
-    }
-
-    @Override
-    public boolean isShutdown() {
-        return shutdown;
-    }
-
-    @Override
-    public boolean isTerminated() {
-        return shutdown;
-    }
-
-    @Override
-    public boolean awaitTermination(long timeout, TimeUnit unit) {
-        return shutdown;
-    }
-
-    @Override
-    public void execute(Runnable command) {
-        command.run();
     }
 }

@@ -1,12 +1,12 @@
 package io.github.performancehelpers.bench;
 
+import io.github.performancehelpers.InlineExecutor;
 import io.github.performancehelpers.PowerFlowExecutor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -90,7 +90,7 @@ public final class PacingBench {
     }
 
     /** Runs tasks inline and records the hand-off instants inside the window. */
-    static final class RecordingDelegate extends AbstractExecutorService {
+    static final class RecordingDelegate extends InlineExecutor {
         volatile long from = Long.MAX_VALUE;
         volatile long to = Long.MAX_VALUE;
         long count;
@@ -108,7 +108,6 @@ public final class PacingBench {
             // the dispatcher's catch-up bound: 20 ms, or two intervals below 100/s
             boundNanos = Math.max(CATCH_UP_NANOS, 2 * intervalNanos);
         }
-        private volatile boolean shutdown;
 
         @Override
         public void execute(Runnable command) {
@@ -128,32 +127,6 @@ public final class PacingBench {
                 last = now;
             }
             command.run();
-        }
-
-        @Override
-        public void shutdown() {
-            shutdown = true;
-        }
-
-        @Override
-        public List<Runnable> shutdownNow() {
-            shutdown = true;
-            return List.of();
-        }
-
-        @Override
-        public boolean isShutdown() {
-            return shutdown;
-        }
-
-        @Override
-        public boolean isTerminated() {
-            return shutdown;
-        }
-
-        @Override
-        public boolean awaitTermination(long timeout, TimeUnit unit) {
-            return true;
         }
     }
 
