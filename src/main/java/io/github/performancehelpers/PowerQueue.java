@@ -53,8 +53,8 @@ public final class PowerQueue<E> {
      * if head == tail when tail is re-read. Otherwise the claimant is in flight (a few
      * instructions) and the caller spins until it finishes (as JCTools' MpmcArrayQueue.poll does).
      *
-     * Blocking consumers. awaitNotEmpty() (which take() loops on) and poll(timeout) increment
-     * `waiters` (volatile, written only under `lock`), then peek or poll, then await notEmpty; a producer reads `waiters` after its CAS on
+     * Blocking consumers. take() and poll(timeout) loop on awaitNotEmpty, the one wait: it
+     * increments `waiters` (volatile, written only under `lock`), then peeks, then awaits notEmpty; a producer reads `waiters` after its CAS on
      * tail and signals only if it is non-zero. Both sides write a volatile and then read the
      * other's volatile, so either the producer sees the waiter or the waiter's poll sees the
      * producer's position; and because the waiter holds `lock` from the increment until await()
@@ -325,31 +325,13 @@ public final class PowerQueue<E> {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        E e = poll();
-        if (e != null || timeout <= 0) {
-            return e;
-        }
         long nanos = unit.toNanos(timeout);
-        final ReentrantLock lock = this.lock;
-        lock.lockInterruptibly();
-        try {
-            waiters++;
-            try {
-                while ((e = poll()) == null) {
-                    if (nanos <= 0L) {
-                        return null;
-                    }
-                    nanos = notEmpty.awaitNanos(nanos);
-                }
+        for (;;) {
+            E e = poll();
+            if (e != null || nanos <= 0L) {
                 return e;
-            } catch (InterruptedException ie) {
-                passSignalOn();
-                throw ie;
-            } finally {
-                waiters--;
             }
-        } finally {
-            lock.unlock();
+            nanos = awaitNotEmpty(true, nanos); // another consumer may take what it saw
         }
     }
 
@@ -362,11 +344,22 @@ public final class PowerQueue<E> {
      * @throws InterruptedException if the current thread is interrupted before or while waiting
      */
     void awaitNotEmpty() throws InterruptedException {
+        awaitNotEmpty(false, 0L);
+    }
+
+    /**
+     * The one wait of every blocking consumer: until the queue holds an element or, if
+     * {@code timed}, {@code nanos} have passed.
+     *
+     * @return the nanoseconds left of {@code nanos} ({@code <= 0} if the time ran out while the
+     *     queue was empty); unspecified if not {@code timed}
+     */
+    private long awaitNotEmpty(boolean timed, long nanos) throws InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
         if (peek() != null) {
-            return;
+            return nanos;
         }
         final ReentrantLock lock = this.lock;
         lock.lockInterruptibly();
@@ -374,9 +367,16 @@ public final class PowerQueue<E> {
             waiters++; // volatile write (under lock), then peek's volatile reads: see notes
             try {
                 while (peek() == null) {
-                    notEmpty.await();
+                    if (!timed) {
+                        notEmpty.await();
+                    } else if (nanos <= 0L) {
+                        return nanos;
+                    } else {
+                        nanos = notEmpty.awaitNanos(nanos);
+                    }
                 }
                 passSignalOn(); // this waiter consumed nothing: another may take the element
+                return nanos;
             } catch (InterruptedException ie) {
                 passSignalOn();
                 throw ie;
