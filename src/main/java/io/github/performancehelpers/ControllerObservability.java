@@ -26,11 +26,11 @@ final class ControllerObservability {
             p.gauge("power.flow.p99", c::lastObservedP99);
             p.gauge("power.flow.depth", c::depth);
             p.gauge("power.flow.saturated", () -> c.servo().saturated() ? 1 : 0);
-            p.counter("power.flow.submitted", () -> c.stats().submitted());
-            p.counter("power.flow.admitted", () -> c.stats().admitted());
+            p.counter("power.flow.submitted", () -> c.submittedCount());
+            p.counter("power.flow.admitted", () -> c.admittedCount());
             p.counter("power.flow.dropped", c::dropped);
-            p.counter("power.flow.recorded", () -> c.stats().recorded());
-            p.counter("power.flow.observations", () -> c.stats().observations());
+            p.counter("power.flow.recorded", () -> c.recordedCount());
+            p.counter("power.flow.observations", () -> c.observationCount());
             if (jmx) {
                 p.mbean(MBEAN_TYPE, c.name(), new Bean(c), PowerFlowControllerMXBean.class);
             }
@@ -95,12 +95,12 @@ final class ControllerObservability {
 
         @Override
         public long getSubmitted() {
-            return c.stats().submitted();
+            return c.submittedCount();
         }
 
         @Override
         public long getAdmitted() {
-            return c.stats().admitted();
+            return c.admittedCount();
         }
 
         @Override
@@ -110,12 +110,12 @@ final class ControllerObservability {
 
         @Override
         public long getObservations() {
-            return c.stats().observations();
+            return c.observationCount();
         }
 
         @Override
         public long getRecorded() {
-            return c.stats().recorded();
+            return c.recordedCount();
         }
 
         @Override

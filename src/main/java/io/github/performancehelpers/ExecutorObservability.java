@@ -63,17 +63,17 @@ final class ExecutorObservability implements AutoCloseable {
             p.gauge("power.flow.p99", () -> e.controller().lastObservedP99());
             p.gauge("power.flow.depth", () -> e.controller().depth());
             p.gauge("power.flow.pool.size", e::poolSize);
-            p.gauge("power.flow.running", () -> e.stats().running());
+            p.gauge("power.flow.running", () -> e.runningNow());
             p.gauge("power.flow.saturated", () -> e.controller().servo().saturated() ? 1 : 0);
             p.gauge("power.flow.stale", () -> isStale() ? 1 : 0);
-            p.counter("power.flow.submitted", () -> e.stats().submitted());
-            p.counter("power.flow.admitted", () -> e.stats().admitted());
+            p.counter("power.flow.submitted", () -> e.submittedCount());
+            p.counter("power.flow.admitted", () -> e.controller().admittedCount());
             p.counter("power.flow.dropped", () -> e.controller().dropped());
-            p.counter("power.flow.rejected", () -> e.stats().rejected());
-            p.counter("power.flow.observations", () -> e.stats().observations());
-            p.counter("power.flow.completed", () -> e.stats().completed());
-            p.counter("power.flow.failed", () -> e.stats().failed());
-            p.counter("power.flow.cancelled", () -> e.stats().cancelled());
+            p.counter("power.flow.rejected", () -> e.rejectedCount());
+            p.counter("power.flow.observations", () -> e.controller().observationCount());
+            p.counter("power.flow.completed", () -> e.completedCount());
+            p.counter("power.flow.failed", () -> e.failedCount());
+            p.counter("power.flow.cancelled", () -> e.cancelledCount());
             p.counter("power.flow.stale.episodes", staleEpisodes::get);
             if (jmx) {
                 p.mbean(MBEAN_TYPE, e.name(), new Bean(), PowerFlowExecutorMXBean.class);
@@ -197,7 +197,7 @@ final class ExecutorObservability implements AutoCloseable {
 
         @Override
         public int getRunning() {
-            return executor.stats().running();
+            return executor.runningNow();
         }
 
         @Override
@@ -217,12 +217,12 @@ final class ExecutorObservability implements AutoCloseable {
 
         @Override
         public long getSubmitted() {
-            return executor.stats().submitted();
+            return executor.submittedCount();
         }
 
         @Override
         public long getAdmitted() {
-            return executor.stats().admitted();
+            return executor.controller().admittedCount();
         }
 
         @Override
@@ -232,27 +232,27 @@ final class ExecutorObservability implements AutoCloseable {
 
         @Override
         public long getRejected() {
-            return executor.stats().rejected();
+            return executor.rejectedCount();
         }
 
         @Override
         public long getObservations() {
-            return executor.stats().observations();
+            return executor.controller().observationCount();
         }
 
         @Override
         public long getCompleted() {
-            return executor.stats().completed();
+            return executor.completedCount();
         }
 
         @Override
         public long getFailed() {
-            return executor.stats().failed();
+            return executor.failedCount();
         }
 
         @Override
         public long getCancelled() {
-            return executor.stats().cancelled();
+            return executor.cancelledCount();
         }
 
         @Override

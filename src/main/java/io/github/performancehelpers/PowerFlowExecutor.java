@@ -1113,8 +1113,31 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     }
 
     /** The running-tasks gauge; never negative, even while a task's +1 and -1 sit in different cells. */
-    private int runningNow() {
+    int runningNow() {
         return (int) Math.max(0L, running.sum());
+    }
+
+    // Single counters of stats(), for the metrics and MXBean read-outs: stats() also drains the
+    // recorders and takes two histogram images, which a counter read has no use for.
+
+    long submittedCount() {
+        return controller.submittedCount() - retracted.sum();
+    }
+
+    long rejectedCount() {
+        return rejected.sum();
+    }
+
+    long completedCount() {
+        return completed.sum();
+    }
+
+    long failedCount() {
+        return failed.sum();
+    }
+
+    long cancelledCount() {
+        return cancelled.sum();
     }
 
     /**
@@ -1252,12 +1275,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         PowerHistogram latency = controller.latency();
         for (Recorder r : rs) {
-            if (r.run.count() != 0) {
-                latency.merge(r.run.snapshotAndReset());
-            }
-            if (r.wait.count() != 0) {
-                queueWait.merge(r.wait.snapshotAndReset());
-            }
+            // No emptiness check first: count() takes a whole snapshot itself, and merging an
+            // empty one returns at once.
+            latency.merge(r.run.snapshotAndReset());
+            queueWait.merge(r.wait.snapshotAndReset());
         }
     }
 
