@@ -506,8 +506,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 return true;
             } catch (RuntimeException | Error e) {
                 if (!(e instanceof RejectedExecutionException) || state == RUNNING) {
-                    releaseSlot();
-                    jobDone();
                     delegateRefused(job, e);
                     return true;
                 }
@@ -676,13 +674,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             held = null;
             inFlight.incrementAndGet();
             Thread.interrupted(); // do not hand a wake-up interrupt to a delegate's execute()
-            try {
-                start(job);
-            } catch (RuntimeException | Error e) {
-                releaseSlot();
-                jobDone();
-                delegateRefused(job, e);
-            }
+            handOff(job);
         } finally {
             dispatchLock.unlock();
         }
@@ -740,18 +732,25 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
     }
 
-    /** Starts a chained task on its own virtual thread, which inherits the slot and in-flight count. */
-    private void startChained(Job next) {
+    /**
+     * Hands off a job that holds a slot and is counted in flight (by the dispatcher, or by a
+     * finishing worker for the next task); a refusal is {@link #delegateRefused}.
+     */
+    private void handOff(Job job) {
         try {
-            workerFactory.newThread(next).start();
+            start(job);
         } catch (RuntimeException | Error e) {
-            releaseSlot();
-            jobDone();
-            delegateRefused(next, e);
+            delegateRefused(job, e);
         }
     }
 
+    /**
+     * The delegate refused an admitted task: its slot and in-flight count are given back, and it
+     * ends cancelled (a Future) or failed, reported as an internal failure.
+     */
     private void delegateRefused(Job job, Throwable e) {
+        releaseSlot();
+        jobDone();
         internalFailures.incrementAndGet();
         if (job.task instanceof Future<?> f) {
             f.cancel(false);
@@ -1343,7 +1342,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 }
                 if (pool == null) {
                     running.decrement();
-                    startChained(next);
+                    handOff(next); // a thread of its own, inheriting the slot and in-flight count
                     return;
                 }
                 if (state < STOP) {
