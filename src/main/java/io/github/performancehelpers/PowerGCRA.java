@@ -378,6 +378,31 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
      * @throws IllegalStateException if the clock moved backwards and no {@code onError} was set
      */
     boolean tryConsumeCatchingUp(long n, long maxCatchUpNanos) {
+        return consumeCatchingUp(n, maxCatchUpNanos, true, 0L);
+    }
+
+    /**
+     * As {@link #tryConsumeCatchingUp(long, long)}, at a reading of this limiter's ticker that the
+     * caller has just taken, which saves the clock read: the executor's workers pass the end time
+     * of the task they have just finished when they admit the next one.
+     *
+     * <p>A reading older than the newest one this limiter has seen (another thread read the clock
+     * and admitted in between) is taken as that newer reading: it is stale, not a clock that moved
+     * backwards, and a reading the limiter has already seen is a valid admission instant. Other
+     * than that, a stale reading can only make the decision stricter (less headroom); on an idle
+     * limiter it places the new TAT as an admission at that earlier instant would have.
+     *
+     * @param n               the number of operations; {@code n <= 0} is a no-op returning true
+     * @param maxCatchUpNanos how much lateness may be made up, in nanoseconds
+     * @param reading         a reading of this limiter's ticker, taken by the caller
+     * @return {@code true} if the batch was admitted
+     * @throws IllegalStateException if a backwards clock is found and no {@code onError} was set
+     */
+    boolean tryConsumeCatchingUpAt(long n, long maxCatchUpNanos, long reading) {
+        return consumeCatchingUp(n, maxCatchUpNanos, false, reading);
+    }
+
+    private boolean consumeCatchingUp(long n, long maxCatchUpNanos, boolean readClock, long reading) {
         if (n <= 0) {
             return true;
         }
@@ -386,7 +411,7 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
         for (;;) {
             long t = e.tat;
             long seen = e.lastSeen;
-            long now = ticker.read();
+            long now = readClock ? ticker.read() : reading - seen < 0 ? seen : reading;
             long rel = now - e.base;
             if (t < 0 || now - seen < 0 || rel > REBASE_NANOS) {
                 e = slowPath(e, t, seen, now);

@@ -352,6 +352,37 @@ class PowerGCRATest {
         }
     }
 
+    /** At a fresh reading, the reading-taking hook decides exactly as the clock-reading one. */
+    @Test
+    void catchingUpAtTheCurrentReadingIsCatchingUp() {
+        PowerGCRA a = gcra(7, 0);
+        PowerGCRA b = gcra(7, 0);
+        for (int i = 0; i < 100_000; i++) {
+            assertEquals(a.tryConsumeCatchingUp(1, 5 * MS), b.tryConsumeCatchingUpAt(1, 5 * MS, clock.read()), "step " + i);
+            clock.advanceNanos(MS);
+        }
+    }
+
+    /**
+     * A reading older than one the limiter has seen is stale, not a backwards clock: it counts as
+     * the newest reading seen (no clock error) and admits exactly what is due at that reading.
+     */
+    @Test
+    void aStaleReadingCountsAsTheNewestReadingSeen() {
+        List<Long> errors = new ArrayList<>();
+        PowerGCRA l = PowerGCRA.builder().rate(1000).burst(9).ticker(clock).onError(errors::add).build();
+        long stale = clock.read();
+        clock.advanceMillis(3);
+        assertTrue(l.tryConsume()); // the limiter has seen +3 ms; TAT +4 ms, of a 10 ms tolerance
+        int n = 0;
+        while (l.tryConsumeCatchingUpAt(1, 0, stale)) {
+            n++;
+        }
+        assertEquals(9, n); // as at +3 ms; at the stale reading itself only 6 would fit
+        assertEquals(0, l.clockErrors());
+        assertEquals(List.of(), errors);
+    }
+
     /** Catch-up credit never outlives maxCatchUpNanos: after a long idle only burst + 1 + catch-up. */
     @Test
     void catchingUpIsBoundedAfterIdle() {
