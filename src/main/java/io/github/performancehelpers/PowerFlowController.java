@@ -611,26 +611,40 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     /**
-     * Admits and removes the head item if the local limiter admits one now; null when the queue
-     * is empty or the limiter refuses. For the executor's workers, which take the next task
-     * themselves when they finish one: as the dispatcher does when it finds work waiting, they let
-     * the limiter catch up by at most {@code maxCatchUpNanos} (see {@link #tryAdmitHeld(long)}),
-     * or else each worker admission would forget the lateness the dispatcher's catch-up keeps.
-     * Admission is consumed before the poll (so an item is never removed unadmitted) and refunded
-     * when another consumer emptied the queue in between. Only for a controller without a global
-     * limiter, which cannot be refunded.
+     * Admits and removes the head item if the local limiter admits one at {@code now}; null when
+     * the queue is empty or the limiter refuses. For the executor's workers, which take the next
+     * task themselves when they finish one, and pass the finished task's end time as {@code now}
+     * (see {@link PowerGCRA#tryConsumeCatchingUpAt(long, long, long)}): as the dispatcher does when
+     * it finds work waiting, they let the limiter catch up by at most {@code maxCatchUpNanos} (see
+     * {@link #tryAdmitHeld(long)}), or else each worker admission would forget the lateness the
+     * dispatcher's catch-up keeps. Admission is consumed before the poll (so an item is never
+     * removed unadmitted) and refunded when the queue turns out empty. The
+     * item is <em>not</em> counted as admitted: the caller counts its admissions in batches with
+     * {@link #countAdmitted(long)}. Only for a controller without a global limiter, which cannot
+     * be refunded.
      */
-    T pollAdmitted(long maxCatchUpNanos) {
-        if (queue.peek() == null || !limiter.tryConsumeCatchingUp(1, maxCatchUpNanos)) {
+    T pollAdmitted(long maxCatchUpNanos, long now) {
+        // No peek first: in a backlog the queue is not empty, and the peek would read the lines
+        // the poll reads (written by the submitters and the other workers) once more per item.
+        // An empty queue costs a refund instead, once per run of tasks.
+        if (!limiter.tryConsumeCatchingUpAt(1, maxCatchUpNanos, now)) {
             return null;
         }
         T item = queue.poll();
         if (item == null) {
             limiter.refund(1);
-            return null;
         }
-        admitted.increment();
         return item;
+    }
+
+    /** Counts {@code n} admissions made with {@link #pollAdmitted(long, long)}. */
+    void countAdmitted(long n) {
+        admitted.add(n);
+    }
+
+    /** Refunds one admission made with {@link #pollAdmitted(long, long)} that the caller did not use. */
+    void refundAdmission() {
+        limiter.refund(1);
     }
 
     // Single counters, for the metrics and MXBean read-outs: stats() takes a histogram snapshot
@@ -653,11 +667,11 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     /**
-     * Counts one latency recorded elsewhere (in a histogram the executor merges into
+     * Counts {@code n} latencies recorded elsewhere (in a histogram the executor merges into
      * {@link #latency()} before the loop reads it), as {@link #recordNanos(long)} counts its own.
      */
-    void countRecorded() {
-        recorded.increment();
+    void countRecorded(long n) {
+        recorded.add(n);
     }
 
     /**

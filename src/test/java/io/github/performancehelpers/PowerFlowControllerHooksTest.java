@@ -19,24 +19,43 @@ class PowerFlowControllerHooksTest {
     @Test
     void pollAdmittedOnAnEmptyQueueConsumesNothing() {
         PowerFlowController<String> flow = frozen(new FakeTicker());
-        assertNull(flow.pollAdmitted(0));
+        assertNull(flow.pollAdmitted(0, 0L));
         assertEquals(1, flow.limiter().available());
         assertEquals(0, flow.stats().admitted());
     }
 
-    /** pollAdmitted hands out the head once admitted, and leaves the next queued when refused. */
+    /**
+     * pollAdmitted hands out the head once admitted at the caller's reading, and leaves the next
+     * queued when refused; the admissions count only once the caller counts them.
+     */
     @Test
     void pollAdmittedTakesTheHeadOnlyWhenTheLimiterAdmits() {
         FakeTicker t = new FakeTicker();
         PowerFlowController<String> flow = frozen(t);
         flow.submit("a");
         flow.submit("b");
-        assertEquals("a", flow.pollAdmitted(0));
-        assertNull(flow.pollAdmitted(0)); // no admission due
+        assertEquals("a", flow.pollAdmitted(0, t.read()));
+        assertNull(flow.pollAdmitted(0, t.read())); // no admission due
         assertEquals(1, flow.depth());
         t.advanceMillis(10);
-        assertEquals("b", flow.pollAdmitted(0));
+        assertNull(flow.pollAdmitted(0, t.read() - 1)); // a reading 1 ns too early: not yet due
+        assertEquals("b", flow.pollAdmitted(0, t.read()));
+        assertEquals(0, flow.stats().admitted());
+        flow.countAdmitted(2);
         assertEquals(2, flow.stats().admitted());
+    }
+
+    /** A cancelled item's admission is given back with refundAdmission. */
+    @Test
+    void anUnusedPolledAdmissionIsRefunded() {
+        FakeTicker t = new FakeTicker();
+        PowerFlowController<String> flow = frozen(t);
+        flow.submit("a");
+        flow.submit("b");
+        assertEquals("a", flow.pollAdmitted(0, t.read()));
+        assertEquals(0, flow.limiter().available());
+        flow.refundAdmission();
+        assertEquals("b", flow.pollAdmitted(0, t.read())); // the refund gave the admission back
     }
 
     /** tryAdmitDirect counts one submitted and admitted item; unadmit(true) refunds and uncounts it. */

@@ -272,4 +272,45 @@ class PowerFlowExecutorFastPathTest {
             terminate(e);
         }
     }
+    /**
+     * A chain counts its admissions, completions and recorded latencies locally and adds them
+     * every {@link PowerFlowExecutor#COUNT_FLUSH_EVERY} tasks and when it ends: read from inside
+     * the chain they lag by fewer than that many tasks, and once it has ended they are exact.
+     */
+    @Test
+    void aChainsCountsLagByLessThanTheFlushIntervalAndAreExactWhenItEnds() throws Exception {
+        PowerFlowExecutor e = onePoolThread(new RecordingPool(1), new ManualScheduler());
+        try {
+            List<String> starts = new CopyOnWriteArrayList<>();
+            List<Thread> threads = new CopyOnWriteArrayList<>();
+            CountDownLatch first = new CountDownLatch(1);
+            e.execute(new Step("first", first, starts, threads));
+            await(() -> starts.size() == 1);
+            int n = 100;
+            int probe = 90; // tasks 0 .. 89 have completed when task 90 runs
+            AtomicReference<PowerFlowExecutor.Stats> inside = new AtomicReference<>();
+            for (int i = 1; i < n; i++) {
+                int k = i;
+                e.execute(() -> {
+                    if (k == probe) {
+                        inside.set(e.stats());
+                    }
+                });
+            }
+            first.countDown();
+            await(() -> e.stats().completed() == n);
+            PowerFlowExecutor.Stats in = inside.get();
+            int lagBound = PowerFlowExecutor.COUNT_FLUSH_EVERY;
+            assertTrue(in.completed() <= probe && in.completed() > probe - lagBound, "completed " + in.completed());
+            assertTrue(in.recorded() <= probe && in.recorded() > probe - lagBound, "recorded " + in.recorded());
+            assertTrue(in.admitted() <= n && in.admitted() > probe + 1 - lagBound, "admitted " + in.admitted());
+            PowerFlowExecutor.Stats after = e.stats();
+            assertEquals(n, after.completed());
+            assertEquals(n, after.recorded());
+            assertEquals(n, after.admitted());
+            assertEquals(n, after.submitted());
+        } finally {
+            terminate(e);
+        }
+    }
 }
