@@ -120,6 +120,24 @@ public final class ClosedLoopSimulation {
                 : new ControllerLoop(PowerFlowController.<Integer>builder()
                         .rate(maxRate).minRate(maxRate / 100).maxRate(maxRate).targetP99(targetMs)
                         .kp(0.05 * kpScale).ki(0.001 * kiScale).controlLaw(law).ticker(ticker).build());
+        return simulate(phaseSeconds, seed, targetMs, ticker, flow);
+    }
+
+    /**
+     * The plant at a fixed rate, no loop: what the best constant rate would give (an oracle no
+     * controller beats by holding one rate).
+     *
+     * @param phaseSeconds each phase's length
+     * @param seed         the service-time seed
+     * @param rate         the rate, per second
+     * @return the figures
+     */
+    public static Run runFixed(int phaseSeconds, long seed, double rate) {
+        return simulate(phaseSeconds, seed, 60, new FakeTicker(), new FixedLoop(rate));
+    }
+
+    private static Run simulate(int phaseSeconds, long seed, double targetMs, FakeTicker ticker, Loop flow) {
+        ClosedLoopBench.Config c = ClosedLoopBench.Config.standard(phaseSeconds);
         SplittableRandom random = new SplittableRandom(seed);
         long ms = 1_000_000L;
         long second = 1_000_000_000L;
@@ -217,6 +235,17 @@ public final class ClosedLoopSimulation {
         }
     }
 
+    private record FixedLoop(double rate) implements Loop {
+        @Override
+        public void record(double ms) {
+        }
+
+        @Override
+        public double observe(double dtMs) {
+            return rate;
+        }
+    }
+
     /** The controller's loop as it was: the same servo, fed the histogram's lower quantile. */
     private static final class LowerQuantileLoop implements Loop {
         final PowerHistogram window = PowerHistogram.builder().build();
@@ -282,6 +311,28 @@ public final class ClosedLoopSimulation {
             for (Object[] arm : arms) {
                 row(seeds, phase, 60, (String) arm[0], (Double) arm[1], (Double) arm[2], (Boolean) arm[3],
                         (PowerFlowController.ControlLaw) arm[4]);
+            }
+        }
+        System.out.println();
+        System.out.println("A fixed rate, no loop (the oracle constant rate; phase 2 as above, target 60 ms):");
+        System.out.println();
+        System.out.println("| phase s | rate /s | p99 after, mean ms | median ms | worst ms | seeds in ±10 % | seeds over +10 % |");
+        System.out.println("|---:|---:|---:|---:|---:|---:|---:|");
+        for (int phase : new int[] {20, 60}) {
+            for (double fixed : new double[] {205, 210, 215, 220}) {
+                double[] p = new double[seeds];
+                int in = 0;
+                int over = 0;
+                for (int s = 0; s < seeds; s++) {
+                    p[s] = runFixed(phase, 1000 + s, fixed).p99After();
+                    over += p[s] > 66 ? 1 : 0;
+                    in += p[s] >= 54 && p[s] <= 66 ? 1 : 0;
+                }
+                double[] sorted = p.clone();
+                Arrays.sort(sorted);
+                System.out.printf(Locale.ROOT, "| %d | %.0f | %.1f | %.1f | %.1f | %d/%d | %d/%d |%n", phase, fixed,
+                        Arrays.stream(p).average().orElseThrow(), sorted[seeds / 2], sorted[seeds - 1], in, seeds,
+                        over, seeds);
             }
         }
         System.out.println();
