@@ -57,10 +57,21 @@ public final class ClosedLoopSimulation {
          * @return the observation index
          */
         public int firstInBand() {
+            return firstWithin(0.9);
+        }
+
+        /**
+         * The first observation (0-based) from which three consecutive one-second windows' p99 are
+         * within {@code [low × target, 1.1 × target]}; -1 if never.
+         *
+         * @param low the band's lower edge, as a share of the target (0 for "not over +10 %")
+         * @return the observation index
+         */
+        public int firstWithin(double low) {
             for (int w = 0; w + 2 < windowP99.length; w++) {
                 boolean ok = true;
                 for (int k = w; k < w + 3; k++) {
-                    ok &= windowP99[k] >= 0.9 * targetMs && windowP99[k] <= 1.1 * targetMs;
+                    ok &= windowP99[k] >= low * targetMs && windowP99[k] <= 1.1 * targetMs;
                 }
                 if (ok) {
                     return w;
@@ -360,19 +371,45 @@ public final class ClosedLoopSimulation {
         for (Object[] arm : new Object[][] {{"PI seed gains", 1.0, 1.0, pi}, {"PI factory gains", scale, scale / 4, pi},
                 {"knee-aware", 1.0, 1.0, knee}}) {
             int[] first = new int[seeds];
+            int[] notOver = new int[seeds];
             int never = 0;
+            int neverNotOver = 0;
             for (int s = 0; s < seeds; s++) {
-                first[s] = run(60, 1000 + s, (Double) arm[1], (Double) arm[2], false,
-                        (PowerFlowController.ControlLaw) arm[3], 60).firstInBand();
+                Run r = run(60, 1000 + s, (Double) arm[1], (Double) arm[2], false,
+                        (PowerFlowController.ControlLaw) arm[3], 60);
+                first[s] = r.firstInBand();
+                notOver[s] = r.firstWithin(0);
                 if (first[s] < 0 || first[s] >= 60) {
                     never++;
                     first[s] = Integer.MAX_VALUE;
                 }
+                if (notOver[s] < 0 || notOver[s] >= 60) {
+                    neverNotOver++;
+                    notOver[s] = Integer.MAX_VALUE;
+                }
             }
             Arrays.sort(first);
-            System.out.printf(Locale.ROOT, "  %-17s median %s, worst %s observations; not in phase 1: %d/%d%n", arm[0],
-                    fmt(first[seeds / 2]), fmt(first[seeds - 1]), never, seeds);
+            Arrays.sort(notOver);
+            System.out.printf(Locale.ROOT, "  %-17s in ±10 %%: median %s, worst %s observations, not in phase 1: %d/%d;"
+                    + " not over +10 %%: median %s, worst %s, not in phase 1: %d/%d%n", arm[0],
+                    fmt(first[seeds / 2]), fmt(first[seeds - 1]), never, seeds, fmt(notOver[seeds / 2]),
+                    fmt(notOver[seeds - 1]), neverNotOver, seeds);
         }
+        System.out.println();
+        System.out.println("Knee-aware law, seed 1000, 20-s phases (the step is after the 20th value):");
+        trace(20, 1000);
+    }
+
+    private static void trace(int phase, long seed) {
+        Run r = run(phase, seed, 1, 1, false, PowerFlowController.ControlLaw.KNEE_AWARE, 60);
+        StringBuilder p = new StringBuilder("window p99 ms ");
+        StringBuilder q = new StringBuilder("rate /s       ");
+        for (int w = 0; w < r.rates().length; w++) {
+            p.append(String.format(Locale.ROOT, "%5.0f", r.windowP99()[w]));
+            q.append(String.format(Locale.ROOT, "%5.0f", r.rates()[w]));
+        }
+        System.out.println(p);
+        System.out.println(q);
     }
 
     private static String fmt(int observations) {
