@@ -23,10 +23,8 @@ final class KneeAwareLaw {
     static final double KNEE = 0.85;
     /** A window is saturated when its completions fall below this share of the rate in force. */
     static final double SATURATION = 0.90;
-    /** The deepest cut of one saturated observation. */
+    /** The deepest cut of one observation. */
     static final double MAX_CUT = 0.50;
-    /** The deepest cut of one unsaturated observation. */
-    static final double GENTLE_CUT = 0.90;
 
     private final double target;
     private final double quantile;
@@ -76,7 +74,7 @@ final class KneeAwareLaw {
                 // draining. Cutting again would cut for work admitted before the last cut.
                 next = rate;
             } else {
-                next = rate * Math.max(GENTLE_CUT, target / m);
+                next = rate * Math.max(MAX_CUT, target / m);
             }
             // The windows read so far describe a rate no longer in force.
             recent.clear();

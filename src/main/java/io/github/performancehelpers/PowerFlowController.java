@@ -845,13 +845,14 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * <li><b>Decrease</b> ({@code m > targetP99}), then the merged windows are dropped:
          *     <ul>
          *     <li>saturated: {@code r' = max(0.5 × r, min(r × targetP99 / m, 0.85 × C))}: to just
-         *         under the measured capacity, at most halving per observation, so one spike
-         *         does not throw the rate to the floor;</li>
+         *         under the measured capacity;</li>
          *     <li>not saturated and {@code m} lower than the previous observation's: hold
          *         ({@code r' = r}), a backlog draining at a rate the downstream keeps up
          *         with;</li>
-         *     <li>otherwise: {@code r' = r × max(0.9, targetP99 / m)}, at most 10 %.</li>
-         *     </ul></li>
+         *     <li>otherwise: {@code r' = r × max(0.5, targetP99 / m)}.</li>
+         *     </ul>
+         *     At most half per observation, so one spike does not throw the rate to the
+         *     floor.</li>
          * <li><b>Increase</b> ({@code m ≤ targetP99}): headroom
          *     {@code h = min(1, (targetP99 − m) / (0.25 × targetP99))}, full while the reading is
          *     25 % or more under the target, shrinking linearly to 0 at the target. Near the

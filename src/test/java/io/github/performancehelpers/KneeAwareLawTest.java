@@ -89,8 +89,9 @@ class KneeAwareLawTest {
     void theFastClimbStopsAtTheKnee() {
         PowerFlowController<String> flow = knee(100);
         assertEquals(68, window(flow, 80, 80), 1e-9); // saturated: C = 80, knee 68
-        assertEquals(61.2, window(flow, 68, 120), 1e-9); // not saturated, rising: -10 %
-        assertEquals(68, window(flow, 61, 30), 1e-9); // 61.2 × 1.3 = 79.6, stopped at 68
+        assertEquals(68 * 60 / 90.0, window(flow, 68, 90), 1e-9); // not saturated, rising: × 60 / 90
+        assertEquals(68 * 60 / 90.0 * 1.3, window(flow, 45, 30), 1e-9); // fast: + 30 %
+        assertEquals(68, window(flow, 58, 30), 1e-9); // 58.9 × 1.3 = 76.6, stopped at 68
     }
 
     // ------------------------------------------------------------ decrease
@@ -110,31 +111,39 @@ class KneeAwareLawTest {
         assertEquals(59.5, window(flow, 70, 70), 1e-9);
     }
 
-    /** An over-target window the downstream kept up with cuts by at most 10 %. */
+    /** An over-target window the downstream kept up with cuts by target / p99, and records no capacity. */
     @Test
-    void anUnsaturatedOverTargetWindowCutsByAtMostTenPercent() {
+    void anUnsaturatedOverTargetWindowCutsByTargetOverP99() {
         PowerFlowController<String> flow = knee(100);
-        assertEquals(90, window(flow, 100, 120), 1e-9);
+        assertEquals(100 * 60 / 64.0, window(flow, 100, 64), 1e-9);
         assertEquals(Double.POSITIVE_INFINITY, flow.stats().capacityEstimate());
-        PowerFlowController<String> slightly = knee(100);
-        assertEquals(100 * 60 / 64.0, window(slightly, 100, 64), 1e-9);
+    }
+
+    /** An unsaturated spike cuts by at most half too. */
+    @Test
+    void anUnsaturatedSpikeCutsByAtMostHalf() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(50, window(flow, 100, 300), 1e-9);
     }
 
     /** Over the target but falling, unsaturated: a backlog draining; the rate holds. */
     @Test
     void anOverTargetReadingThatFallsHolds() {
         PowerFlowController<String> flow = knee(100);
-        assertEquals(90, window(flow, 100, 120), 1e-9);
-        assertEquals(90, window(flow, 90, 100), 1e-9);
-        assertEquals(81, window(flow, 90, 100), 1e-9); // no longer falling: cut again
+        assertEquals(60, window(flow, 100, 100), 1e-9);
+        assertEquals(60, window(flow, 60, 80), 1e-9); // falling: hold
+        assertEquals(45, window(flow, 60, 80), 1e-9); // no longer falling: × 60 / 80
     }
 
     /** Saturation is judged on the ticker's time since the previous observation: 100 completions over 2 s at 100/s is saturated. */
     @Test
     void windowLengthComesFromTheTicker() {
         PowerFlowController<String> flow = knee(100);
-        assertEquals(50, window(flow, 100, 120, 2), 1e-9);
+        assertEquals(50, window(flow, 100, 120, 2), 1e-9); // saturated: max(50, min(50, 0.85 × 50))
         assertEquals(50, flow.stats().capacityEstimate(), 1e-9);
+        PowerFlowController<String> oneSecond = knee(100);
+        assertEquals(50, window(oneSecond, 100, 120, 1), 1e-9); // not saturated: × 60 / 120
+        assertEquals(Double.POSITIVE_INFINITY, oneSecond.stats().capacityEstimate());
     }
 
     /** The rate stays within [minRate, maxRate]. */
