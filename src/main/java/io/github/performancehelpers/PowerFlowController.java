@@ -296,16 +296,17 @@ public final class PowerFlowController<T> implements AutoCloseable {
     /**
      * Advances the loop: reads the configured quantile of the latencies recorded since the
      * previous observation (as the class description's "Reading the quantile" says), clears that
-     * window, steps the servo with it, and puts the servo's
-     * output into the rate limiter.
+     * window, steps the control law with it (the servo, or the knee-aware law: see
+     * {@link ControlLaw}), and puts the new rate into the rate limiter.
      *
-     * <p>A window with no samples has no quantile: the servo is not stepped, the rate is
+     * <p>A window with no samples has no quantile: the law is not stepped, the rate is
      * unchanged, and {@link Stats#observations()} does not grow (nothing was observed).
      * {@code onRateChange} is called only when the rate actually moves; a listener that throws is
      * reported and counted and does not undo the change.
      *
      * @param dt the time since the previous observation, in the gains' unit (milliseconds with
-     *     the default gains), finite and {@code > 0}
+     *     the default gains), finite and {@code > 0}; the knee-aware law does not use it (it reads
+     *     the window's length from the ticker)
      * @return the rate in force after the observation, operations per second
      * @throws IllegalArgumentException if {@code dt} is not finite or not {@code > 0}
      */

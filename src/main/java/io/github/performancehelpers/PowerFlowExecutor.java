@@ -1735,7 +1735,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          * pool in front of a queueing downstream is neither that scale nor linear. Its p99 is
          * flat up to a knee, then steep; there the seed's gains creep past the knee, spike and
          * fall to the floor, over and over (on {@code ClosedLoopBench}'s simulated downstream,
-         * 15 of 40 runs more than 10 % over the target over 60 s). The knee-aware law's steps
+         * 16 of 40 runs more than 10 % over the target over 60 s). The knee-aware law's steps
          * are relative to the rate in force and scheduled on the capacity the downstream shows
          * when it saturates, so it needs no gains and climbs back from a cut within seconds. The
          * controller keeps the PI default because the seed fixes its behaviour.
