@@ -25,7 +25,7 @@ final class ControllerObservability {
             p.gauge("power.flow.rate", c::rate);
             p.gauge("power.flow.p99", c::lastObservedP99);
             p.gauge("power.flow.depth", c::depth);
-            p.gauge("power.flow.saturated", () -> c.servo().saturated() ? 1 : 0);
+            p.gauge("power.flow.saturated", () -> c.loopSaturated() ? 1 : 0);
             p.counter("power.flow.submitted", () -> c.submittedCount());
             p.counter("power.flow.admitted", () -> c.admittedCount());
             p.counter("power.flow.dropped", c::dropped);
@@ -90,7 +90,7 @@ final class ControllerObservability {
 
         @Override
         public boolean isSaturated() {
-            return c.servo().saturated();
+            return c.loopSaturated();
         }
 
         @Override

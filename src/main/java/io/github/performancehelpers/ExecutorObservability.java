@@ -64,7 +64,7 @@ final class ExecutorObservability implements AutoCloseable {
             p.gauge("power.flow.depth", () -> e.controller().depth());
             p.gauge("power.flow.pool.size", e::poolSize);
             p.gauge("power.flow.running", () -> e.runningNow());
-            p.gauge("power.flow.saturated", () -> e.controller().servo().saturated() ? 1 : 0);
+            p.gauge("power.flow.saturated", () -> e.controller().loopSaturated() ? 1 : 0);
             p.gauge("power.flow.stale", () -> isStale() ? 1 : 0);
             p.counter("power.flow.submitted", () -> e.submittedCount());
             p.counter("power.flow.admitted", () -> e.controller().admittedCount());
@@ -202,7 +202,7 @@ final class ExecutorObservability implements AutoCloseable {
 
         @Override
         public boolean isSaturated() {
-            return executor.controller().servo().saturated();
+            return executor.controller().loopSaturated();
         }
 
         @Override

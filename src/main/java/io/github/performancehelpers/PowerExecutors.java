@@ -27,25 +27,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     that each take exactly the target. Beyond it the pool could hold the target only if tasks
  *     ran faster than the target, in which case the target is not the constraint anyway.</li>
  * <li>{@code rate = maxRate}: start at full speed, as the pool being replaced does, and let the
- *     latency feedback bring the rate down. (The servo's first output is {@code kp × error}
- *     alone, see {@link PowerFlowController}, so the rate settles from the floor up after the
- *     first observation.)</li>
+ *     latency feedback bring the rate down (under overload, by at most half per observation).</li>
  * <li>{@code minRate = maxRate / 100}.</li>
- * <li>The gains: the flow controller's defaults ({@code kp = 0.05}, {@code ki = 0.001}) were
- *     tuned on the seed's plant (about 400/s against a 30 ms target). They are absolute, in
- *     (tasks/s)/ms, so they are rescaled by {@code scale = (maxRate / W[ms]) / (400 / 30)}: the
- *     same relative correction for the same relative latency error. Then
- *     {@code kp = 0.05 × scale} and {@code ki = 0.001 × scale / 4}. The quarter: the seed's plant
- *     is linear (its latency rises 90 ms from zero to full capacity), a pool in front of a
- *     queueing downstream is not. Its p99 stays near the service time's own p99 up to 80-90 %
- *     utilisation and then rises several ms per task/s, and when the target is not far above the
- *     service time's p99 that knee is where the loop settles. There the full integral gain makes
- *     each one-second step overshoot the knee, and the loop cycles: the rate creeps up, the p99
- *     spikes, the rate falls to the floor. On {@code ClosedLoopBench}'s downstream (simulated,
- *     {@code ClosedLoopSimulation}, 40 seeds, 60 s after the capacity halves) the p99 of the last
- *     30 s was more than 10 % over the target in 29 of 40 runs with the full integral (goodput
- *     129/s) and in 1 of 40 with a quarter of it (157/s); see {@code benchmarks/closedloop.md}. The price is a slower climb after a cut, by
- *     {@code ki × dt × error} per observation.</li>
+ * <li>The control law: {@link PowerFlowController.ControlLaw#KNEE_AWARE}, the executor builder's
+ *     default. Its steps are relative to the rate in force and scheduled on the capacity the
+ *     downstream shows when it saturates, so no gains are derived. (Until this release the
+ *     factories used the PI law with the seed's gains rescaled by
+ *     {@code (maxRate / W[ms]) / (400 / 30)} and a quarter of the integral gain: it did not cycle
+ *     at a queueing downstream's knee, but it settled 20 % under the target, still climbing at
+ *     about 4 tasks/s per second after a cut. On {@code ClosedLoopBench}'s simulated downstream
+ *     the knee-aware law holds the p99 nearer the target with more goodput; see
+ *     {@code benchmarks/closedloop.md}.)</li>
  * <li>{@code queueCapacity = min(10,000, max(n, ceil(maxRate × 1 s)))}: one second of work at
  *     full speed (the loop's default observe interval), at least one pool's worth ({@code n}),
  *     at most 10,000. A batch the pool could start within a second is queued rather than
@@ -66,12 +58,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @since 0.1.0
  */
 public final class PowerExecutors {
-
-    /** The seed's reference plant: the defaults' gains fit 400/s at a 30 ms target. */
-    private static final double REFERENCE_RATE_PER_MS = 400.0 / 30.0;
-
-    /** The factories' integral gain as a share of the rescaled seed default (see the class description). */
-    static final double INTEGRAL_SHARE = 0.25;
 
     /** How much work at maxRate the factories' queue holds, in seconds. */
     static final double QUEUE_SECONDS = 1.0;
@@ -137,10 +123,9 @@ public final class PowerExecutors {
     private static PowerFlowExecutor.Builder configure(PowerFlowExecutor.Builder b, int n, Duration target) {
         double targetMs = target.toNanos() / 1e6;
         double maxRate = n / (targetMs / 1000.0);
-        double scale = (maxRate / targetMs) / REFERENCE_RATE_PER_MS;
         return b.rate(maxRate).maxRate(maxRate).minRate(maxRate / 100)
                 .targetP99(targetMs)
-                .kp(0.05 * scale).ki(0.001 * scale * INTEGRAL_SHARE)
+                .controlLaw(PowerFlowController.ControlLaw.KNEE_AWARE)
                 .queueCapacity(queueCapacity(n, maxRate))
                 .maxConcurrency(n)
                 .poolSizer(PoolSizer.littlesLaw(target, 1, n));

@@ -36,6 +36,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * healthy latency is a backlog to drain, a deep queue with unhealthy latency is overload to shed,
  * and depth alone cannot tell them apart.
  *
+ * <h2>The control law</h2>
+ * By default the servo's PI law ({@link ControlLaw#PI}) turns each observation into the next rate,
+ * with the builder's gains. {@link Builder#controlLaw(ControlLaw)} selects
+ * {@link ControlLaw#KNEE_AWARE} instead: relative steps scheduled on the headroom under the target
+ * and on the capacity the downstream showed when it saturated, for a downstream whose p99 is flat
+ * up to a knee and then steep; {@link PowerFlowExecutor} and {@link PowerExecutors} use it by
+ * default.
+ *
  * <h2>Why the window resets</h2>
  * Each observation reads the quantile of the samples recorded since the previous one and then
  * clears them ({@link PowerHistogram#snapshotAndReset()}). A cumulative window would keep judging
@@ -135,6 +143,11 @@ public final class PowerFlowController<T> implements AutoCloseable {
     private final PowerQueue<T> queue;
     private final PowerHistogram latency;
     private final PowerServo servo;
+    private final ControlLaw controlLaw;
+    /** The knee-aware law's state; null under the PI law. Touched only under loopLock. */
+    private final KneeAwareLaw kneeLaw;
+    /** Ticker reading at the last observation (or construction, or reset). Under loopLock. */
+    private long lastObserveNanos;
 
     private final ReentrantLock admitLock = new ReentrantLock();
     private final ReentrantLock loopLock = new ReentrantLock();
@@ -169,6 +182,10 @@ public final class PowerFlowController<T> implements AutoCloseable {
                 .kp(b.kp).ki(b.ki).kd(b.kd).derivativeFilter(b.derivativeFilter)
                 .setpoint(b.targetP99).min(b.minRate).max(b.maxRate).dt(b.dt)
                 .build();
+        this.controlLaw = b.controlLaw;
+        this.kneeLaw = b.controlLaw == ControlLaw.KNEE_AWARE
+                ? new KneeAwareLaw(b.targetP99, b.quantile, b.minRate, b.maxRate) : null;
+        this.lastObserveNanos = b.ticker.read();
         this.rate = b.rate;
         this.name = b.name != null ? b.name : "power-flow-controller-" + CONTROLLER_NUMBER.incrementAndGet();
         this.publication = b.collector != null || b.jmx ? ControllerObservability.publish(this, b.collector, b.jmx) : null;
@@ -279,16 +296,17 @@ public final class PowerFlowController<T> implements AutoCloseable {
     /**
      * Advances the loop: reads the configured quantile of the latencies recorded since the
      * previous observation (as the class description's "Reading the quantile" says), clears that
-     * window, steps the servo with it, and puts the servo's
-     * output into the rate limiter.
+     * window, steps the control law with it (the servo, or the knee-aware law: see
+     * {@link ControlLaw}), and puts the new rate into the rate limiter.
      *
-     * <p>A window with no samples has no quantile: the servo is not stepped, the rate is
+     * <p>A window with no samples has no quantile: the law is not stepped, the rate is
      * unchanged, and {@link Stats#observations()} does not grow (nothing was observed).
      * {@code onRateChange} is called only when the rate actually moves; a listener that throws is
      * reported and counted and does not undo the change.
      *
      * @param dt the time since the previous observation, in the gains' unit (milliseconds with
-     *     the default gains), finite and {@code > 0}
+     *     the default gains), finite and {@code > 0}; the knee-aware law does not use it (it reads
+     *     the window's length from the ticker)
      * @return the rate in force after the observation, operations per second
      * @throws IllegalArgumentException if {@code dt} is not finite or not {@code > 0}
      */
@@ -301,14 +319,24 @@ public final class PowerFlowController<T> implements AutoCloseable {
             flushDropEvent();
             PowerHistogram.Snapshot window = latency.snapshotAndReset();
             if (window.count() == 0) {
+                lastObserveNanos = ticker.read();
                 return rate;
             }
             double measured = observedQuantile(window, quantile);
             lastObservedP99 = measured;
-            next = servo.step(measured, dt);
-            observations.incrementAndGet();
+            long now = ticker.read();
+            long elapsed = now - lastObserveNanos;
+            lastObserveNanos = now;
             previous = rate;
-            FlowEvents.observation(name, measured, targetP99 - measured, next, previous, servo.saturated(), dt);
+            if (kneeLaw == null) {
+                next = servo.step(measured, dt);
+            } else {
+                // A clock that did not move (a test's fake ticker) counts as one second.
+                double seconds = elapsed > 0 ? elapsed / 1e9 : 1.0;
+                next = kneeLaw.step(window, previous, seconds);
+            }
+            observations.incrementAndGet();
+            FlowEvents.observation(name, measured, targetP99 - measured, next, previous, loopSaturated(next), dt);
             if (next == previous) {
                 return next;
             }
@@ -382,6 +410,10 @@ public final class PowerFlowController<T> implements AutoCloseable {
             latency.reset();
             lastObservedP99 = Double.NaN;
             servo.reset();
+            if (kneeLaw != null) {
+                kneeLaw.reset();
+            }
+            lastObserveNanos = ticker.read();
             limiter.reset();
             double previous = rate;
             if (previous != initialRate) {
@@ -540,7 +572,17 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     /**
-     * Returns the composed servo. It is stepped under the controller's lock; do not step it
+     * Returns the control law ({@link Builder#controlLaw(ControlLaw)}).
+     *
+     * @return the law
+     */
+    public ControlLaw controlLaw() {
+        return controlLaw;
+    }
+
+    /**
+     * Returns the composed servo (the {@link ControlLaw#PI} law; under
+     * {@link ControlLaw#KNEE_AWARE} it is never stepped). It is stepped under the controller's lock; do not step it
      * directly while the controller is in use.
      *
      * @return the servo
@@ -596,7 +638,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
     public Stats stats() {
         return new Stats(rate, minRate, maxRate, targetP99, quantile, queue.size(), queue.capacity(),
                 submittedCount(), admittedCount(), recordedCount(), queue.dropped(), observationCount(),
-                observedQuantile(latency.snapshot(), quantile), servo.saturated());
+                observedQuantile(latency.snapshot(), quantile), loopSaturated(rate), controlLaw,
+                kneeLaw == null ? Double.NaN : kneeLaw.smoothed(),
+                kneeLaw == null ? Double.NaN : kneeLaw.capacity());
     }
 
     // ---------------------------------------------------------------- executor hooks
@@ -645,6 +689,19 @@ public final class PowerFlowController<T> implements AutoCloseable {
     /** Refunds one admission made with {@link #pollAdmitted(long, long)} that the caller did not use. */
     void refundAdmission() {
         limiter.refund(1);
+    }
+
+    /**
+     * Whether the loop's output is pinned: under the PI law, the servo's clamp bound on its last
+     * step; under the knee-aware law, {@code r} is on {@code minRate} or {@code maxRate}.
+     */
+    boolean loopSaturated(double r) {
+        return kneeLaw == null ? servo.saturated() : r <= minRate || r >= maxRate;
+    }
+
+    /** Same as {@link #loopSaturated(double)} for the rate in force. */
+    boolean loopSaturated() {
+        return loopSaturated(rate);
     }
 
     // Single counters, for the metrics and MXBean read-outs: stats() takes a histogram snapshot
@@ -748,12 +805,87 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * @param observations  observations that stepped the servo
      * @param p99           the driving quantile of the current partial window, milliseconds;
      *                      {@link Double#NaN} when the window is empty
-     * @param saturated     whether the servo's output is pinned at {@code minRate} or
+     * @param saturated     whether the loop's output is pinned at {@code minRate} or
      *                      {@code maxRate}
+     * @param controlLaw    the control law ({@link Builder#controlLaw(ControlLaw)})
+     * @param smoothedP99   under {@link ControlLaw#KNEE_AWARE}, the smoothed reading the last
+     *                      observation acted on (the quantile of up to the last three windows
+     *                      merged), milliseconds; {@link Double#NaN} before the first observation
+     *                      and under {@link ControlLaw#PI}
+     * @param capacityEstimate under {@link ControlLaw#KNEE_AWARE}, the completions per second of
+     *                      the last saturated window (the downstream's measured capacity);
+     *                      {@link Double#POSITIVE_INFINITY} before one; {@link Double#NaN} under
+     *                      {@link ControlLaw#PI}
      */
     public record Stats(double rate, double minRate, double maxRate, double targetP99, double quantile,
             int depth, int queueCapacity, long submitted, long admitted, long recorded, long dropped,
-            long observations, double p99, boolean saturated) {
+            long observations, double p99, boolean saturated, ControlLaw controlLaw, double smoothedP99,
+            double capacityEstimate) {
+    }
+
+    /**
+     * The law that turns each observation into the next rate. {@link #PI} is the default of
+     * {@link PowerFlowController#builder()}; {@link PowerFlowExecutor#builder()} and
+     * {@link PowerExecutors} default to {@link #KNEE_AWARE}.
+     *
+     * @since 0.1.0
+     */
+    public enum ControlLaw {
+        /**
+         * The {@link PowerServo} PI(D) law on the window's quantile:
+         * {@code rate = clamp(kp × error + ki × integral + derivative, minRate, maxRate)},
+         * {@code error = targetP99 − p99}, with the gains and {@code dt} of the builder. Its
+         * steps are absolute (tasks per second per millisecond of error), so its gains fit one
+         * plant's scale; on a downstream whose p99 is flat up to a knee and then rises steeply
+         * it cycles (see the knee-aware law).
+         */
+        PI,
+
+        /**
+         * Multiplicative steps scheduled on the headroom under the target and on the
+         * downstream's measured capacity. The gains, {@code kd}, {@code derivativeFilter} and
+         * {@code dt} are not used; {@link PowerFlowController#servo()} is not stepped. Each
+         * observation of a non-empty window, with {@code r} the rate in force:
+         * <ol>
+         * <li><b>Smoothing.</b> {@code m} is the driving quantile (read as "Reading the quantile"
+         *     says) of this window merged with up to the two before it, since the last
+         *     decrease: about three times the samples of one window, so a window's 2nd-largest
+         *     sample does not decide alone. {@link #lastObservedP99()} is still the one
+         *     window's reading.</li>
+         * <li><b>Capacity.</b> A window is <em>saturated</em> when {@code m > targetP99} and its
+         *     completions per second (samples over the ticker time since the previous
+         *     observation) are below {@code 0.9 × r}: the downstream did less than was admitted,
+         *     so that completion rate is its capacity {@code C} (kept until the next saturated
+         *     window; {@code +∞} before one).</li>
+         * <li><b>Decrease</b> ({@code m > targetP99}), then the merged windows are dropped:
+         *     <ul>
+         *     <li>saturated: {@code r' = max(0.5 × r, min(r × targetP99 / m, 0.85 × C))}: to just
+         *         under the measured capacity;</li>
+         *     <li>not saturated and {@code m} lower than the previous observation's: hold
+         *         ({@code r' = r}), a backlog draining at a rate the downstream keeps up
+         *         with;</li>
+         *     <li>otherwise: {@code r' = r × max(0.5, targetP99 / m)}.</li>
+         *     </ul>
+         *     At most half per observation, so one spike does not throw the rate to the
+         *     floor.</li>
+         * <li><b>Increase</b> ({@code m ≤ targetP99}): headroom
+         *     {@code h = min(1, (targetP99 − m) / (0.25 × targetP99))}, full while the reading is
+         *     25 % or more under the target, shrinking linearly to 0 at the target. Near the
+         *     knee, {@code 0.85 × C ≤ r ≤ C / 0.85}, {@code r' = r × (1 + 0.02 × h)}; elsewhere
+         *     {@code r' = r × (1 + 0.3 × h)}, but not past {@code 0.85 × C} from below.</li>
+         * <li>{@code r'} is clamped into {@code [minRate, maxRate]}.</li>
+         * </ol>
+         * <p>Why: a queueing downstream's p99 stays near the service time's own p99 up to
+         * 85-90 % utilisation, then rises steeply; the latency error alone cannot tell "far
+         * below the knee" from "just under it". The capacity a saturated window measures can:
+         * the law climbs by 30 % per observation to 85 % of it, then by at most 2 %. Every
+         * step is relative to the rate in force, so the law needs no gains fitted to the
+         * plant's scale, and the climb back from a deep cut takes observations, not minutes.
+         * On {@code ClosedLoopBench}'s simulated downstream it holds the p99 nearer the target
+         * than the PI law with more goodput; see {@code benchmarks/closedloop.md} for the
+         * figures and for what it does not reach.
+         */
+        KNEE_AWARE
     }
 
     /**
@@ -779,6 +911,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
         private double derivativeFilter = 0;
         private double dt = 1;
         private double relativeAccuracy = 0.01;
+        private ControlLaw controlLaw = ControlLaw.PI;
         private RateChangeListener onRateChange;
         private Ticker ticker = Ticker.system();
         private RateLimiter globalLimiter;
@@ -1026,6 +1159,21 @@ public final class PowerFlowController<T> implements AutoCloseable {
          */
         public Builder<T> dt(double dt) {
             this.dt = Preconditions.requireFinitePositive("dt", dt);
+            return this;
+        }
+
+        /**
+         * Sets the control law. Default {@link ControlLaw#PI}, the seed's servo with
+         * {@link #kp(double)}, {@link #ki(double)}, {@link #kd(double)} and {@link #dt(double)};
+         * {@link ControlLaw#KNEE_AWARE} ignores those and reads the ticker for each window's
+         * length (see {@link ControlLaw#KNEE_AWARE}).
+         *
+         * @param controlLaw the law
+         * @return this builder
+         * @throws NullPointerException if {@code controlLaw} is null
+         */
+        public Builder<T> controlLaw(ControlLaw controlLaw) {
+            this.controlLaw = Objects.requireNonNull(controlLaw, "controlLaw");
             return this;
         }
 

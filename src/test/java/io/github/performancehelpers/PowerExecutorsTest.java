@@ -74,18 +74,14 @@ class PowerExecutorsTest {
         }
     }
 
-    /**
-     * The factories rescale the seed's gains by (maxRate / W) / (400 / 30) and keep a quarter of the
-     * integral: for 64 threads at 60 ms, scale 1.333, kp 0.0667, ki 0.000333.
-     */
+    /** Both factories run the knee-aware law: it needs no gains rescaled to the pool's scale. */
     @Test
-    void factoryGainsAreRescaledWithAQuarterOfTheIntegral() throws Exception {
+    void factoriesUseTheKneeAwareLaw() throws Exception {
         try (PowerFlowExecutor executor = PowerExecutors.newFixedFlowPool(64, Duration.ofMillis(60))) {
-            PowerServo servo = executor.controller().servo();
-            double scale = (64 / 0.06 / 60) / (400.0 / 30);
-            assertEquals(1.3333, scale, 1e-4);
-            assertEquals(0.05 * scale, servo.kp(), 1e-12);
-            assertEquals(0.001 * scale / 4, servo.ki(), 1e-12);
+            assertEquals(PowerFlowController.ControlLaw.KNEE_AWARE, executor.controller().controlLaw());
+        }
+        try (PowerFlowExecutor executor = PowerExecutors.newVirtualFlowExecutor(Duration.ofMillis(60))) {
+            assertEquals(PowerFlowController.ControlLaw.KNEE_AWARE, executor.controller().controlLaw());
         }
     }
 

@@ -34,8 +34,13 @@ class PowerFlowExecutorLoopTest {
         await(() -> e.stats().recorded() == recorded + 1);
     }
 
+    /**
+     * An executor on the PI law (pinned: the executor builder's default is the knee-aware law), whose
+     * first step from a single sample is kp × error, below the floor: the loop tests assert those numbers.
+     */
     static PowerFlowExecutor.Builder loop(FakeTicker t, ManualScheduler s) {
-        return PowerFlowExecutor.builder().rate(100).minRate(10).maxRate(200).targetP99(50).ticker(t).scheduler(s);
+        return PowerFlowExecutor.builder().rate(100).minRate(10).maxRate(200).targetP99(50).ticker(t).scheduler(s)
+                .controlLaw(PowerFlowController.ControlLaw.PI);
     }
 
     // ------------------------------------------------------------ what is measured

@@ -45,8 +45,40 @@ public final class ClosedLoopSimulation {
      * @param completed phase-2 completions per second
      * @param windowP99 every one-second window's p99, ms
      * @param rates     the rate after every observation
+     * @param targetMs  the target p99, ms
      */
-    public record Run(double p99After, double goodput, double completed, double[] windowP99, double[] rates) {
+    public record Run(double p99After, double goodput, double completed, double[] windowP99, double[] rates,
+            double targetMs) {
+
+        /**
+         * The first observation (0-based, from the start of the run) from which three consecutive
+         * one-second windows' p99 are within ±10 % of the target; -1 if never.
+         *
+         * @return the observation index
+         */
+        public int firstInBand() {
+            return firstWithin(0.9);
+        }
+
+        /**
+         * The first observation (0-based) from which three consecutive one-second windows' p99 are
+         * within {@code [low × target, 1.1 × target]}; -1 if never.
+         *
+         * @param low the band's lower edge, as a share of the target (0 for "not over +10 %")
+         * @return the observation index
+         */
+        public int firstWithin(double low) {
+            for (int w = 0; w + 2 < windowP99.length; w++) {
+                boolean ok = true;
+                for (int k = w; k < w + 3; k++) {
+                    ok &= windowP99[k] >= low * targetMs && windowP99[k] <= 1.1 * targetMs;
+                }
+                if (ok) {
+                    return w;
+                }
+            }
+            return -1;
+        }
     }
 
     /**
@@ -75,14 +107,48 @@ public final class ClosedLoopSimulation {
      * @return the figures
      */
     public static Run run(int phaseSeconds, long seed, double kpScale, double kiScale, boolean lowerQuantile) {
+        return run(phaseSeconds, seed, kpScale, kiScale, lowerQuantile, PowerFlowController.ControlLaw.PI, 60);
+    }
+
+    /**
+     * As {@link #run(int, long, double, double, boolean)}, with a control law and a target.
+     *
+     * @param phaseSeconds  each phase's length
+     * @param seed          the service-time seed
+     * @param kpScale       kp's multiple of the seed's 0.05 (PI only)
+     * @param kiScale       ki's multiple of the seed's 0.001 (PI only)
+     * @param lowerQuantile read the window with the histogram's lower quantile (PI only)
+     * @param law           the controller's control law
+     * @param targetMs      the target p99, ms (the pool's maxRate is {@code threads / target})
+     * @return the figures
+     */
+    public static Run run(int phaseSeconds, long seed, double kpScale, double kiScale, boolean lowerQuantile,
+            PowerFlowController.ControlLaw law, double targetMs) {
         ClosedLoopBench.Config c = ClosedLoopBench.Config.standard(phaseSeconds);
-        double targetMs = c.targetMs();
         double maxRate = c.threads() / (targetMs / 1000);
         FakeTicker ticker = new FakeTicker();
         Loop flow = lowerQuantile ? new LowerQuantileLoop(maxRate, targetMs, kpScale, kiScale)
                 : new ControllerLoop(PowerFlowController.<Integer>builder()
                         .rate(maxRate).minRate(maxRate / 100).maxRate(maxRate).targetP99(targetMs)
-                        .kp(0.05 * kpScale).ki(0.001 * kiScale).ticker(ticker).build());
+                        .kp(0.05 * kpScale).ki(0.001 * kiScale).controlLaw(law).ticker(ticker).build());
+        return simulate(phaseSeconds, seed, targetMs, ticker, flow);
+    }
+
+    /**
+     * The plant at a fixed rate, no loop: what the best constant rate would give (an oracle no
+     * controller beats by holding one rate).
+     *
+     * @param phaseSeconds each phase's length
+     * @param seed         the service-time seed
+     * @param rate         the rate, per second
+     * @return the figures
+     */
+    public static Run runFixed(int phaseSeconds, long seed, double rate) {
+        return simulate(phaseSeconds, seed, 60, new FakeTicker(), new FixedLoop(rate));
+    }
+
+    private static Run simulate(int phaseSeconds, long seed, double targetMs, FakeTicker ticker, Loop flow) {
+        ClosedLoopBench.Config c = ClosedLoopBench.Config.standard(phaseSeconds);
         SplittableRandom random = new SplittableRandom(seed);
         long ms = 1_000_000L;
         long second = 1_000_000_000L;
@@ -151,7 +217,7 @@ public final class ClosedLoopSimulation {
             d += done[w];
         }
         return new Run(p99(perWindow.subList(windows - phaseSeconds / 2, windows)), (double) g / phaseSeconds,
-                (double) d / phaseSeconds, windowP99, rates);
+                (double) d / phaseSeconds, windowP99, rates, targetMs);
     }
 
     /** The loop under test. */
@@ -177,6 +243,17 @@ public final class ClosedLoopSimulation {
         @Override
         public double observe(double dtMs) {
             return flow.observe(dtMs);
+        }
+    }
+
+    private record FixedLoop(double rate) implements Loop {
+        @Override
+        public void record(double ms) {
+        }
+
+        @Override
+        public double observe(double dtMs) {
+            return rate;
         }
     }
 
@@ -230,39 +307,150 @@ public final class ClosedLoopSimulation {
     public static void main(String[] args) {
         int seeds = args.length > 0 && !args[0].startsWith("${") ? Integer.parseInt(args[0]) : 20;
         double scale = (64 / 0.06 / 60) / (400.0 / 30); // the factory's rescaling for this plant
-        System.out.println("| phase s | arm | kp × | ki × | window quantile | p99 after, mean of seeds ms "
-                + "| median ms | worst ms | seeds over +10 % | goodput /s | completed /s |");
-        System.out.println("|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|");
+        PowerFlowController.ControlLaw pi = PowerFlowController.ControlLaw.PI;
+        PowerFlowController.ControlLaw knee = PowerFlowController.ControlLaw.KNEE_AWARE;
+        System.out.println("| phase s | arm | law | kp × | ki × | window quantile | p99 after, mean of seeds ms "
+                + "| median ms | worst ms | seeds in ±10 % | seeds over +10 % | goodput /s | completed /s |");
+        System.out.println("|---:|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|");
         Object[][] arms = {
-            {"flowDefaults", 1.0, 1.0, true}, {"flowDefaults", 1.0, 1.0, false},
-            {"flowPool (before)", scale, scale, true}, {"flowPool (rescaled ki)", scale, scale, false},
-            {"flowPool", scale, scale / 4, false},
+            {"flowDefaults", 1.0, 1.0, true, pi}, {"flowDefaults", 1.0, 1.0, false, pi},
+            {"flowPool (before)", scale, scale, true, pi}, {"flowPool (rescaled ki)", scale, scale, false, pi},
+            {"flowPool (PI)", scale, scale / 4, false, pi},
+            {"flowDefaults, flowPool (knee-aware)", 1.0, 1.0, false, knee},
         };
         for (int phase : new int[] {20, 60}) {
             for (Object[] arm : arms) {
-                double kpScale = (Double) arm[1];
-                double kiScale = (Double) arm[2];
-                boolean lower = (Boolean) arm[3];
+                row(seeds, phase, 60, (String) arm[0], (Double) arm[1], (Double) arm[2], (Boolean) arm[3],
+                        (PowerFlowController.ControlLaw) arm[4]);
+            }
+        }
+        System.out.println();
+        System.out.println("A fixed rate, no loop (the oracle constant rate; phase 2 as above, target 60 ms):");
+        System.out.println();
+        System.out.println("| phase s | rate /s | p99 after, mean ms | median ms | worst ms | seeds in ±10 % | seeds over +10 % |");
+        System.out.println("|---:|---:|---:|---:|---:|---:|---:|");
+        for (int phase : new int[] {20, 60}) {
+            for (double fixed : new double[] {205, 210, 215, 220}) {
                 double[] p = new double[seeds];
-                double gp = 0;
-                double cp = 0;
+                int in = 0;
                 int over = 0;
                 for (int s = 0; s < seeds; s++) {
-                    Run r = run(phase, 1000 + s, kpScale, kiScale, lower);
-                    p[s] = r.p99After();
-                    gp += r.goodput();
-                    cp += r.completed();
-                    if (r.p99After() > 66) {
-                        over++;
-                    }
+                    p[s] = runFixed(phase, 1000 + s, fixed).p99After();
+                    over += p[s] > 66 ? 1 : 0;
+                    in += p[s] >= 54 && p[s] <= 66 ? 1 : 0;
                 }
                 double[] sorted = p.clone();
                 Arrays.sort(sorted);
-                System.out.printf(Locale.ROOT, "| %d | %s | %.2f | %.2f | %s | %.1f | %.1f | %.1f | %d/%d | %.0f | %.0f |%n",
-                        phase, arm[0], kpScale, kiScale, lower ? "lower, floor(q(n-1))" : "controller, ceil(q(n+1))",
-                        Arrays.stream(p).average().orElseThrow(), sorted[seeds / 2], sorted[seeds - 1], over, seeds,
-                        gp / seeds, cp / seeds);
+                System.out.printf(Locale.ROOT, "| %d | %.0f | %.1f | %.1f | %.1f | %d/%d | %d/%d |%n", phase, fixed,
+                        Arrays.stream(p).average().orElseThrow(), sorted[seeds / 2], sorted[seeds - 1], in, seeds,
+                        over, seeds);
             }
         }
+        System.out.println();
+        System.out.println("Other targets (the same downstream, the pool's maxRate = 64 / target):");
+        System.out.println();
+        System.out.println("| phase s | target ms | law | p99 after, mean ms | median ms | worst ms | seeds in ±10 % "
+                + "| seeds over +10 % | goodput /s | completed /s |");
+        System.out.println("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|");
+        for (double target : new double[] {50, 80}) {
+            for (int phase : new int[] {20, 60}) {
+                for (Object[] arm : new Object[][] {{"PI seed gains", 1.0, 1.0, pi}, {"PI factory gains", scale, scale / 4, pi},
+                        {"knee-aware", 1.0, 1.0, knee}}) {
+                    double s = (Double) arm[1] == 1.0 ? 1.0 : (64 / (target / 1000) / target) / (400.0 / 30);
+                    double ki = (Double) arm[1] == 1.0 ? 1.0 : s / 4;
+                    Stat st = stat(seeds, phase, target, s, ki, false, (PowerFlowController.ControlLaw) arm[3]);
+                    System.out.printf(Locale.ROOT, "| %d | %.0f | %s | %.1f | %.1f | %.1f | %d/%d | %d/%d | %.0f | %.0f |%n",
+                            phase, target, arm[0], st.mean, st.median, st.worst, st.in, seeds, st.over, seeds, st.goodput,
+                            st.completed);
+                }
+            }
+        }
+        System.out.println();
+        System.out.println("Cold start (rate = maxRate = 1,067/s under overload, 8 slots; first observation from which "
+                + "three consecutive one-second windows are within ±10 % of 60 ms), 60-s phases:");
+        for (Object[] arm : new Object[][] {{"PI seed gains", 1.0, 1.0, pi}, {"PI factory gains", scale, scale / 4, pi},
+                {"knee-aware", 1.0, 1.0, knee}}) {
+            int[] first = new int[seeds];
+            int[] notOver = new int[seeds];
+            int never = 0;
+            int neverNotOver = 0;
+            for (int s = 0; s < seeds; s++) {
+                Run r = run(60, 1000 + s, (Double) arm[1], (Double) arm[2], false,
+                        (PowerFlowController.ControlLaw) arm[3], 60);
+                first[s] = r.firstInBand();
+                notOver[s] = r.firstWithin(0);
+                if (first[s] < 0 || first[s] >= 60) {
+                    never++;
+                    first[s] = Integer.MAX_VALUE;
+                }
+                if (notOver[s] < 0 || notOver[s] >= 60) {
+                    neverNotOver++;
+                    notOver[s] = Integer.MAX_VALUE;
+                }
+            }
+            Arrays.sort(first);
+            Arrays.sort(notOver);
+            System.out.printf(Locale.ROOT, "  %-17s in ±10 %%: median %s, worst %s observations, not in phase 1: %d/%d;"
+                    + " not over +10 %%: median %s, worst %s, not in phase 1: %d/%d%n", arm[0],
+                    fmt(first[seeds / 2]), fmt(first[seeds - 1]), never, seeds, fmt(notOver[seeds / 2]),
+                    fmt(notOver[seeds - 1]), neverNotOver, seeds);
+        }
+        System.out.println();
+        System.out.println("Knee-aware law, seed 1000, 20-s phases (the step is after the 20th value):");
+        trace(20, 1000);
+    }
+
+    private static void trace(int phase, long seed) {
+        Run r = run(phase, seed, 1, 1, false, PowerFlowController.ControlLaw.KNEE_AWARE, 60);
+        StringBuilder p = new StringBuilder("window p99 ms ");
+        StringBuilder q = new StringBuilder("rate /s       ");
+        for (int w = 0; w < r.rates().length; w++) {
+            p.append(String.format(Locale.ROOT, "%5.0f", r.windowP99()[w]));
+            q.append(String.format(Locale.ROOT, "%5.0f", r.rates()[w]));
+        }
+        System.out.println(p);
+        System.out.println(q);
+    }
+
+    private static String fmt(int observations) {
+        return observations == Integer.MAX_VALUE ? "never" : Integer.toString(observations);
+    }
+
+    private record Stat(double mean, double median, double worst, int in, int over, double goodput, double completed) {
+    }
+
+    private static Stat stat(int seeds, int phase, double target, double kpScale, double kiScale, boolean lower,
+            PowerFlowController.ControlLaw law) {
+        double[] p = new double[seeds];
+        double gp = 0;
+        double cp = 0;
+        int over = 0;
+        int in = 0;
+        for (int s = 0; s < seeds; s++) {
+            Run r = run(phase, 1000 + s, kpScale, kiScale, lower, law, target);
+            p[s] = r.p99After();
+            gp += r.goodput();
+            cp += r.completed();
+            if (r.p99After() > 1.1 * target) {
+                over++;
+            } else if (r.p99After() >= 0.9 * target) {
+                in++;
+            }
+        }
+        double[] sorted = p.clone();
+        Arrays.sort(sorted);
+        return new Stat(Arrays.stream(p).average().orElseThrow(), sorted[seeds / 2], sorted[seeds - 1], in, over,
+                gp / seeds, cp / seeds);
+    }
+
+    private static void row(int seeds, int phase, double target, String label, double kpScale, double kiScale,
+            boolean lower, PowerFlowController.ControlLaw law) {
+        Stat st = stat(seeds, phase, target, kpScale, kiScale, lower, law);
+        boolean knee = law == PowerFlowController.ControlLaw.KNEE_AWARE;
+        System.out.printf(Locale.ROOT, "| %d | %s | %s | %s | %s | %s | %.1f | %.1f | %.1f | %d/%d | %d/%d | %.0f | %.0f |%n",
+                phase, label, knee ? "knee-aware" : "PI", knee ? "–" : String.format(Locale.ROOT, "%.2f", kpScale),
+                knee ? "–" : String.format(Locale.ROOT, "%.2f", kiScale),
+                lower ? "lower, floor(q(n-1))" : "controller, ceil(q(n+1))", st.mean, st.median, st.worst, st.in,
+                seeds, st.over, seeds, st.goodput, st.completed);
     }
 }

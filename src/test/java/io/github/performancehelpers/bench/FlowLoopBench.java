@@ -67,6 +67,10 @@ public final class FlowLoopBench {
         out.println();
         printTable(out, results, false);
         out.println();
+        out.println("The knee-aware law (PowerFlowController.ControlLaw.KNEE_AWARE) on the same plant, next to the seed's default:");
+        out.println();
+        printTable(out, List.of(results.get(1), FlowLoopSimulation.run(c, Arm.kneeAware())), false);
+        out.println();
         out.println("The seed's table (node bench/claims.js flowloop), for comparison:");
         out.println();
         printSeed(out);

@@ -58,8 +58,30 @@ public final class FlowLoopSimulation {
      * @param kp    proportional gain, (ops/s) per ms of error
      * @param ki    integral gain
      * @param fixed the control arm: a GCRA at {@link Config#initialRate()} and no loop at all
+     * @param law   the controller's control law
      */
-    public record Arm(String label, double kp, double ki, boolean fixed) {
+    public record Arm(String label, double kp, double ki, boolean fixed, PowerFlowController.ControlLaw law) {
+        /**
+         * An arm on the PI law.
+         *
+         * @param label the row's label
+         * @param kp    proportional gain
+         * @param ki    integral gain
+         * @param fixed the control arm
+         */
+        public Arm(String label, double kp, double ki, boolean fixed) {
+            this(label, kp, ki, fixed, PowerFlowController.ControlLaw.PI);
+        }
+
+        /**
+         * The knee-aware law (no gains).
+         *
+         * @return the arm
+         */
+        public static Arm kneeAware() {
+            return new Arm("knee-aware law", 0, 0, false, PowerFlowController.ControlLaw.KNEE_AWARE);
+        }
+
         /**
          * A closed-loop arm.
          *
@@ -274,7 +296,7 @@ public final class FlowLoopSimulation {
         ControllerLoop(Config c, Arm arm, FakeTicker t) {
             flow = PowerFlowController.<Integer>builder()
                     .rate(c.initialRate()).minRate(c.minRate()).maxRate(c.maxRate())
-                    .targetP99(c.targetMs()).kp(arm.kp()).ki(arm.ki())
+                    .targetP99(c.targetMs()).kp(arm.kp()).ki(arm.ki()).controlLaw(arm.law())
                     .relativeAccuracy(c.relativeAccuracy()).queueCapacity(100).ticker(t)
                     .build();
         }

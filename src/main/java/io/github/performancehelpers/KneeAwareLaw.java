@@ -1,0 +1,111 @@
+package io.github.performancehelpers;
+
+import java.util.ArrayDeque;
+
+/**
+ * The state and arithmetic of {@link PowerFlowController.ControlLaw#KNEE_AWARE}; the law itself is
+ * documented there. Package-private: the constants are the law's definition, measured on
+ * {@code ClosedLoopSimulation} (see {@code benchmarks/closedloop.md}), not options.
+ *
+ * <p>SINGLE-THREADED: the controller steps it under its loop lock.
+ */
+final class KneeAwareLaw {
+
+    /** How many one-observation windows the smoothed reading merges. */
+    static final int WINDOWS = 3;
+    /** Relative increase per observation at full headroom, below the knee. */
+    static final double FAST_INCREASE = 0.30;
+    /** Relative increase per observation at full headroom, near the knee. */
+    static final double SLOW_INCREASE = 0.02;
+    /** The headroom is full this far (as a share of the target) under the target. */
+    static final double HEADROOM_BAND = 0.25;
+    /** The knee, as a share of the measured capacity; the slow zone is [KNEE × C, C / KNEE]. */
+    static final double KNEE = 0.85;
+    /** A window is saturated when its completions fall below this share of the rate in force. */
+    static final double SATURATION = 0.90;
+    /** The deepest cut of one observation. */
+    static final double MAX_CUT = 0.50;
+
+    private final double target;
+    private final double quantile;
+    private final double min;
+    private final double max;
+
+    private final ArrayDeque<PowerHistogram.Snapshot> recent = new ArrayDeque<>();
+    private double smoothed = Double.NaN;
+    private double capacity = Double.POSITIVE_INFINITY;
+
+    KneeAwareLaw(double target, double quantile, double min, double max) {
+        this.target = target;
+        this.quantile = quantile;
+        this.min = min;
+        this.max = max;
+    }
+
+    /**
+     * Takes one non-empty window and returns the new rate.
+     *
+     * @param window  the window's samples
+     * @param rate    the rate in force during the window, per second
+     * @param seconds the window's length, seconds, {@code > 0}
+     * @return the new rate, in [min, max]
+     */
+    double step(PowerHistogram.Snapshot window, double rate, double seconds) {
+        recent.addLast(window);
+        while (recent.size() > WINDOWS) {
+            recent.removeFirst();
+        }
+        PowerHistogram.Snapshot merged = null;
+        for (PowerHistogram.Snapshot s : recent) {
+            merged = merged == null ? s : merged.merge(s);
+        }
+        double previous = smoothed;
+        double m = PowerFlowController.observedQuantile(merged, quantile);
+        smoothed = m;
+        double throughput = window.count() / seconds;
+        double next;
+        if (m > target) {
+            if (throughput < SATURATION * rate) {
+                // Saturated: the downstream completed less than was admitted. That is its capacity.
+                capacity = throughput;
+                next = Math.max(MAX_CUT * rate, Math.min(rate * target / m, KNEE * throughput));
+            } else if (m < previous) {
+                // Over the target but falling, at a rate the downstream keeps up with: a backlog
+                // draining. Cutting again would cut for work admitted before the last cut.
+                next = rate;
+            } else {
+                next = rate * Math.max(MAX_CUT, target / m);
+            }
+            // The windows read so far describe a rate no longer in force.
+            recent.clear();
+        } else {
+            double headroom = Math.min(1.0, (target - m) / (HEADROOM_BAND * target));
+            boolean nearKnee = rate >= KNEE * capacity && rate <= capacity / KNEE;
+            if (nearKnee) {
+                next = rate * (1 + SLOW_INCREASE * headroom);
+            } else {
+                next = rate * (1 + FAST_INCREASE * headroom);
+                if (rate < KNEE * capacity) {
+                    next = Math.min(next, KNEE * capacity);
+                }
+            }
+        }
+        return Math.min(max, Math.max(min, next));
+    }
+
+    /** The smoothed reading of the last step, ms; NaN before the first. */
+    double smoothed() {
+        return smoothed;
+    }
+
+    /** The capacity measured by the last saturated window, per second; +Infinity before one. */
+    double capacity() {
+        return capacity;
+    }
+
+    void reset() {
+        recent.clear();
+        smoothed = Double.NaN;
+        capacity = Double.POSITIVE_INFINITY;
+    }
+}

@@ -1,0 +1,242 @@
+package io.github.performancehelpers;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.github.performancehelpers.PowerFlowController.ControlLaw;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The knee-aware control law's defining numbers, on a {@link FakeTicker}: each window records
+ * {@code n} samples of one latency and lasts one second unless stated, at a target of 60 ms.
+ */
+class KneeAwareLawTest {
+
+    private final FakeTicker t = new FakeTicker();
+
+    private PowerFlowController<String> knee(double rate) {
+        return PowerFlowController.<String>builder().rate(rate).minRate(1).maxRate(1000).targetP99(60)
+                .controlLaw(ControlLaw.KNEE_AWARE).ticker(t).build();
+    }
+
+    /** Records n samples of ms, lets seconds pass and observes. */
+    private double window(PowerFlowController<String> flow, int n, double ms, long seconds) {
+        for (int i = 0; i < n; i++) {
+            flow.record(ms);
+        }
+        t.advanceMillis(seconds * 1000);
+        return flow.observe(seconds * 1000.0);
+    }
+
+    private double window(PowerFlowController<String> flow, int n, double ms) {
+        return window(flow, n, ms, 1);
+    }
+
+    // ------------------------------------------------------------ default unchanged
+
+    /** Not opted in, the controller runs the seed's PI law: the first step is kp × error alone (0.05 × 18 = 0.9, lifted to the floor). */
+    @Test
+    void defaultIsTheSeedsPiLaw() {
+        PowerFlowController<String> flow = PowerFlowController.<String>builder().rate(100).minRate(1)
+                .targetP99(30).ticker(t).build();
+        assertEquals(ControlLaw.PI, flow.controlLaw());
+        flow.record(12);
+        assertEquals(1.0, flow.observe(1000), 1e-12);
+        assertEquals(1, flow.servo().steps());
+        PowerFlowController.Stats st = flow.stats();
+        assertEquals(ControlLaw.PI, st.controlLaw());
+        assertTrue(Double.isNaN(st.smoothedP99()));
+        assertTrue(Double.isNaN(st.capacityEstimate()));
+    }
+
+    /** Under the knee-aware law the servo is never stepped. */
+    @Test
+    void kneeAwareLawDoesNotStepTheServo() {
+        PowerFlowController<String> flow = knee(100);
+        window(flow, 100, 30);
+        assertEquals(0, flow.servo().steps());
+        assertEquals(ControlLaw.KNEE_AWARE, flow.stats().controlLaw());
+    }
+
+    // ------------------------------------------------------------ increase
+
+    /** A reading 25 % or more under the target is full headroom: the rate climbs by 30 %. */
+    @Test
+    void fullHeadroomClimbsThirtyPercent() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(130, window(flow, 100, 30), 1e-9);
+        assertEquals(169, window(flow, 130, 45), 1e-9);
+    }
+
+    /** Near the target the step shrinks linearly: at 54 ms the headroom is (60 − 54) / 15 = 0.4, the climb 12 %. */
+    @Test
+    void nearTheTargetTheClimbShrinksLinearly() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(112, window(flow, 100, 54), 1e-9);
+        PowerFlowController<String> atTarget = knee(100);
+        assertEquals(100, window(atTarget, 100, 60), 1e-9);
+    }
+
+    /** Near the measured capacity C (0.85 C ≤ rate ≤ C / 0.85) the climb is at most 2 %. */
+    @Test
+    void nearTheKneeTheClimbIsAtMostTwoPercent() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(50, window(flow, 50, 300), 1e-9); // saturated: C = 50
+        assertEquals(51, window(flow, 50, 30), 1e-9);
+    }
+
+    /** Below the knee the fast climb stops at 0.85 × the measured capacity. */
+    @Test
+    void theFastClimbStopsAtTheKnee() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(68, window(flow, 80, 80), 1e-9); // saturated: C = 80, knee 68
+        assertEquals(68 * 60 / 90.0, window(flow, 68, 90), 1e-9); // not saturated, rising: × 60 / 90
+        assertEquals(68 * 60 / 90.0 * 1.3, window(flow, 45, 30), 1e-9); // fast: + 30 %
+        assertEquals(68, window(flow, 58, 30), 1e-9); // 58.9 × 1.3 = 76.6, stopped at 68
+    }
+
+    // ------------------------------------------------------------ decrease
+
+    /** A saturated spike (completions below 0.9 × rate, p99 5× the target) cuts by at most half, and records the capacity. */
+    @Test
+    void aSaturatedSpikeCutsByAtMostHalf() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(50, window(flow, 50, 300), 1e-9);
+        assertEquals(50, flow.stats().capacityEstimate(), 1e-9);
+    }
+
+    /** A saturated window cuts to min(rate × target / p99, 0.85 × completions per second), here 0.85 × 70 = 59.5. */
+    @Test
+    void aSaturatedWindowCutsToJustUnderTheMeasuredCapacity() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(59.5, window(flow, 70, 70), 1e-9);
+    }
+
+    /** An over-target window the downstream kept up with cuts by target / p99, and records no capacity. */
+    @Test
+    void anUnsaturatedOverTargetWindowCutsByTargetOverP99() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(100 * 60 / 64.0, window(flow, 100, 64), 1e-9);
+        assertEquals(Double.POSITIVE_INFINITY, flow.stats().capacityEstimate());
+    }
+
+    /** An unsaturated spike cuts by at most half too. */
+    @Test
+    void anUnsaturatedSpikeCutsByAtMostHalf() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(50, window(flow, 100, 300), 1e-9);
+    }
+
+    /** Over the target but falling, unsaturated: a backlog draining; the rate holds. */
+    @Test
+    void anOverTargetReadingThatFallsHolds() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(60, window(flow, 100, 100), 1e-9);
+        assertEquals(60, window(flow, 60, 80), 1e-9); // falling: hold
+        assertEquals(45, window(flow, 60, 80), 1e-9); // no longer falling: × 60 / 80
+    }
+
+    /** Saturation is judged on the ticker's time since the previous observation: 100 completions over 2 s at 100/s is saturated. */
+    @Test
+    void windowLengthComesFromTheTicker() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(50, window(flow, 100, 120, 2), 1e-9); // saturated: max(50, min(50, 0.85 × 50))
+        assertEquals(50, flow.stats().capacityEstimate(), 1e-9);
+        PowerFlowController<String> oneSecond = knee(100);
+        assertEquals(50, window(oneSecond, 100, 120, 1), 1e-9); // not saturated: × 60 / 120
+        assertEquals(Double.POSITIVE_INFINITY, oneSecond.stats().capacityEstimate());
+    }
+
+    /** The rate stays within [minRate, maxRate]. */
+    @Test
+    void theRateIsClamped() {
+        PowerFlowController<String> flow = PowerFlowController.<String>builder().rate(900).minRate(1).maxRate(1000)
+                .targetP99(60).controlLaw(ControlLaw.KNEE_AWARE).ticker(t).build();
+        assertEquals(1000, window(flow, 900, 10), 1e-9);
+        PowerFlowController<String> low = PowerFlowController.<String>builder().rate(1.5).minRate(1).maxRate(1000)
+                .targetP99(60).controlLaw(ControlLaw.KNEE_AWARE).ticker(t).build();
+        assertEquals(1, window(low, 1, 600), 1e-9);
+    }
+
+    // ------------------------------------------------------------ smoothing and state
+
+    /** The law reads the last windows merged: one late sample in a window of 130 is that window's p99, not the merged one's. */
+    @Test
+    void theReadingMergesTheLastWindows() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(130, window(flow, 100, 10), 1e-9);
+        flow.record(59);
+        assertEquals(169, window(flow, 129, 10), 1e-9); // merged 230 samples: 2nd largest, 10 ms
+        assertEquals(59, flow.lastObservedP99(), 59 * 0.02);
+        assertEquals(10, flow.stats().smoothedP99(), 10 * 0.02);
+    }
+
+    /** reset() forgets the law's state: smoothed reading and measured capacity. */
+    @Test
+    void resetForgetsTheLawsState() {
+        PowerFlowController<String> flow = knee(100);
+        window(flow, 50, 300);
+        flow.reset();
+        assertEquals(Double.POSITIVE_INFINITY, flow.stats().capacityEstimate());
+        assertTrue(Double.isNaN(flow.stats().smoothedP99()));
+        assertEquals(100, flow.rate());
+    }
+
+    /** The law is deterministic: the same windows give the same rates. */
+    @Test
+    void theLawIsDeterministic() {
+        double[] a = new double[6];
+        double[] b = new double[6];
+        for (double[] out : new double[][] {a, b}) {
+            PowerFlowController<String> flow = knee(100);
+            double[] ms = {30, 45, 200, 40, 58, 70};
+            for (int i = 0; i < ms.length; i++) {
+                out[i] = window(flow, (int) flow.rate(), ms[i]);
+            }
+        }
+        assertArrayEquals(a, b);
+    }
+
+    // ------------------------------------------------------------ API
+
+    /** A null law is refused, naming the option. */
+    @Test
+    void nullLawIsRefused() {
+        NullPointerException e = assertThrows(NullPointerException.class,
+                () -> PowerFlowController.builder().controlLaw(null));
+        assertEquals("controlLaw", e.getMessage());
+        NullPointerException x = assertThrows(NullPointerException.class,
+                () -> PowerFlowExecutor.builder().controlLaw(null));
+        assertEquals("controlLaw", x.getMessage());
+    }
+
+    /** The executor builder defaults to the knee-aware law. */
+    @Test
+    void executorDefaultsToKneeAware() {
+        try (PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).minRate(1).build()) {
+            assertEquals(ControlLaw.KNEE_AWARE, e.controller().controlLaw());
+        }
+    }
+
+    /** Setting a gain on the executor builder selects the PI law with that gain. */
+    @Test
+    void executorWithAGainRunsThePiLaw() {
+        try (PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).minRate(1).ki(0.0005).build()) {
+            assertEquals(ControlLaw.PI, e.controller().controlLaw());
+            assertEquals(0.0005, e.controller().servo().ki());
+        }
+    }
+
+    /** An explicit law wins over a gain. */
+    @Test
+    void executorExplicitLawWins() {
+        try (PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).minRate(1).kp(0.1)
+                .controlLaw(ControlLaw.KNEE_AWARE).build()) {
+            assertEquals(ControlLaw.KNEE_AWARE, e.controller().controlLaw());
+        }
+        try (PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).minRate(1)
+                .controlLaw(ControlLaw.PI).build()) {
+            assertEquals(ControlLaw.PI, e.controller().controlLaw());
+            assertEquals(0.05, e.controller().servo().kp());
+        }
+    }
+}
