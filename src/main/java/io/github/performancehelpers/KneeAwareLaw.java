@@ -75,11 +75,20 @@ final class KneeAwareLaw {
                 next = rate;
             } else {
                 next = rate * Math.max(MAX_CUT, target / m);
+                // The downstream kept up, yet the reading went over the target: the knee is below
+                // this rate, whatever a saturated window measured before (one that straddled a
+                // drop in capacity measures part of the old one).
+                capacity = Math.min(capacity, rate);
             }
             // The windows read so far describe a rate no longer in force.
             recent.clear();
         } else {
             double headroom = Math.min(1.0, (target - m) / (HEADROOM_BAND * target));
+            if (rate > capacity) {
+                // At or under the target above the capacity measured: the downstream does more
+                // now. Move the knee up with the rate, so that the climb stays slow there.
+                capacity = rate;
+            }
             boolean nearKnee = rate >= KNEE * capacity && rate <= capacity / KNEE;
             if (nearKnee) {
                 next = rate * (1 + SLOW_INCREASE * headroom);
@@ -98,7 +107,11 @@ final class KneeAwareLaw {
         return smoothed;
     }
 
-    /** The capacity measured by the last saturated window, per second; +Infinity before one. */
+    /**
+     * The capacity estimate, per second: measured by the last saturated window, bounded by the
+     * rate of an over-target window the downstream kept up with, raised to a rate at or under the
+     * target above it; +Infinity before any of these.
+     */
     double capacity() {
         return capacity;
     }

@@ -812,9 +812,10 @@ public final class PowerFlowController<T> implements AutoCloseable {
      *                      observation acted on (the quantile of up to the last three windows
      *                      merged), milliseconds; {@link Double#NaN} before the first observation
      *                      and under {@link ControlLaw#PI}
-     * @param capacityEstimate under {@link ControlLaw#KNEE_AWARE}, the completions per second of
-     *                      the last saturated window (the downstream's measured capacity);
-     *                      {@link Double#POSITIVE_INFINITY} before one; {@link Double#NaN} under
+     * @param capacityEstimate under {@link ControlLaw#KNEE_AWARE}, the downstream's capacity as
+     *                      the law estimates it (the completions per second of the last saturated
+     *                      window, corrected as {@link ControlLaw#KNEE_AWARE} describes), per
+     *                      second; {@link Double#POSITIVE_INFINITY} before any; {@link Double#NaN} under
      *                      {@link ControlLaw#PI}
      */
     public record Stats(double rate, double minRate, double maxRate, double targetP99, double quantile,
@@ -855,8 +856,13 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * <li><b>Capacity.</b> A window is <em>saturated</em> when {@code m > targetP99} and its
          *     completions per second (samples over the ticker time since the previous
          *     observation) are below {@code 0.9 × r}: the downstream did less than was admitted,
-         *     so that completion rate is its capacity {@code C} (kept until the next saturated
-         *     window; {@code +∞} before one).</li>
+         *     so that completion rate is its capacity {@code C} ({@code +∞} before one). Two
+         *     readings correct it in between: a window over the target that the downstream kept
+         *     up with (not saturated, {@code m} not falling) bounds it, {@code C = min(C, r)}, for
+         *     the knee is below {@code r} (a saturated window that straddled a drop in capacity
+         *     measures part of the old one); and a window at or under the target at
+         *     {@code r > C} raises it, {@code C = r}, for the downstream now does more, so the
+         *     climb there stays the slow one.</li>
          * <li><b>Decrease</b> ({@code m > targetP99}), then the merged windows are dropped:
          *     <ul>
          *     <li>saturated: {@code r' = max(0.5 × r, min(r × targetP99 / m, 0.85 × C))}: to just

@@ -89,9 +89,8 @@ class KneeAwareLawTest {
     void theFastClimbStopsAtTheKnee() {
         PowerFlowController<String> flow = knee(100);
         assertEquals(68, window(flow, 80, 80), 1e-9); // saturated: C = 80, knee 68
-        assertEquals(68 * 60 / 90.0, window(flow, 68, 90), 1e-9); // not saturated, rising: × 60 / 90
-        assertEquals(68 * 60 / 90.0 * 1.3, window(flow, 45, 30), 1e-9); // fast: + 30 %
-        assertEquals(68, window(flow, 58, 30), 1e-9); // 58.9 × 1.3 = 76.6, stopped at 68
+        assertEquals(68 * 60 / 90.0, window(flow, 68, 90), 1e-9); // kept up, over: × 60 / 90, C = 68
+        assertEquals(0.85 * 68, window(flow, 45, 30), 1e-9); // 45.3 × 1.3 = 58.9, stopped at 57.8
     }
 
     // ------------------------------------------------------------ decrease
@@ -111,12 +110,45 @@ class KneeAwareLawTest {
         assertEquals(59.5, window(flow, 70, 70), 1e-9);
     }
 
-    /** An over-target window the downstream kept up with cuts by target / p99, and records no capacity. */
+    /**
+     * An over-target window the downstream kept up with cuts by target / p99, and bounds the
+     * capacity by the rate in force (the knee is below it).
+     */
     @Test
     void anUnsaturatedOverTargetWindowCutsByTargetOverP99() {
         PowerFlowController<String> flow = knee(100);
         assertEquals(100 * 60 / 64.0, window(flow, 100, 64), 1e-9);
-        assertEquals(Double.POSITIVE_INFINITY, flow.stats().capacityEstimate());
+        assertEquals(100, flow.stats().capacityEstimate(), 1e-9);
+    }
+
+    /**
+     * A capacity measured too high (a saturated window that straddled a drop in capacity) is
+     * corrected by the first unsaturated over-target window below it: the fast climb then stops
+     * at 0.85 × that window's rate, not at 0.85 × the stale measurement.
+     */
+    @Test
+    void anOverTargetWindowBelowTheMeasuredKneeLowersTheCapacity() {
+        PowerFlowController<String> flow = knee(1000);
+        assertEquals(500, window(flow, 400, 300), 1e-9); // saturated: C = 400, cut by half
+        assertEquals(250, window(flow, 500, 400), 1e-9); // kept up, rising: × max(0.5, 60 / 400)
+        assertEquals(400, flow.stats().capacityEstimate(), 1e-9); // min(400, 500)
+        assertEquals(325, window(flow, 250, 30), 1e-9); // fast: + 30 %, under 0.85 × 400 = 340
+        assertEquals(325 * 60 / 90.0, window(flow, 325, 90), 1e-9); // kept up, over, below 340
+        assertEquals(325, flow.stats().capacityEstimate(), 1e-9); // the knee is below 325
+        assertEquals(0.85 * 325, window(flow, 217, 30), 1e-9); // 216.7 × 1.3 = 281.7, stopped at 276.25
+    }
+
+    /**
+     * A rate that climbed past the capacity estimate with the reading still under the target
+     * carries the estimate up with it, so the climb there stays the slow one.
+     */
+    @Test
+    void underTheTargetAboveTheCapacityTheEstimateFollowsTheRate() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(50, window(flow, 50, 300), 1e-9); // saturated: C = 50
+        assertEquals(51, window(flow, 50, 30), 1e-9); // near the knee: + 2 %
+        assertEquals(51 * 1.02, window(flow, 51, 30), 1e-9); // 51 > C: C = 51, still + 2 %
+        assertEquals(51, flow.stats().capacityEstimate(), 1e-9);
     }
 
     /** An unsaturated spike cuts by at most half too. */
@@ -143,7 +175,7 @@ class KneeAwareLawTest {
         assertEquals(50, flow.stats().capacityEstimate(), 1e-9);
         PowerFlowController<String> oneSecond = knee(100);
         assertEquals(50, window(oneSecond, 100, 120, 1), 1e-9); // not saturated: × 60 / 120
-        assertEquals(Double.POSITIVE_INFINITY, oneSecond.stats().capacityEstimate());
+        assertEquals(100, oneSecond.stats().capacityEstimate(), 1e-9); // bounded by the rate, not measured
     }
 
     /** The rate stays within [minRate, maxRate]. */

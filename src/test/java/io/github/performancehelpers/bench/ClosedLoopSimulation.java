@@ -147,6 +147,13 @@ public final class ClosedLoopSimulation {
         return simulate(phaseSeconds, seed, 60, new FakeTicker(), new FixedLoop(rate));
     }
 
+    /**
+     * How far into the first window of phase 2 the capacity halves, ns: 0 puts the step on an
+     * observation boundary; in the real bench the executor's ticks fall anywhere, so the window
+     * that straddles the step sees part of each capacity.
+     */
+    private static long stepOffsetNanos;
+
     private static Run simulate(int phaseSeconds, long seed, double targetMs, FakeTicker ticker, Loop flow) {
         ClosedLoopBench.Config c = ClosedLoopBench.Config.standard(phaseSeconds);
         SplittableRandom random = new SplittableRandom(seed);
@@ -161,11 +168,8 @@ public final class ClosedLoopSimulation {
         long[] good = new long[windows];
         long[] done = new long[windows];
         long nextArrival = 0;
-        int slots = c.slots();
+        long stepAt = phaseSeconds * second + stepOffsetNanos;
         for (int w = 0; w < windows; w++) {
-            if (w == phaseSeconds) {
-                slots = c.slots() / 2;
-            }
             perWindow.add(new ArrayList<>());
             long end = (w + 1) * second;
             double rate = flow.rate();
@@ -180,6 +184,7 @@ public final class ClosedLoopSimulation {
             }
             for (; nextArrival < end; nextArrival += interval) {
                 long threadStart = Math.max(nextArrival, threads.poll());
+                int slots = nextArrival < stepAt ? c.slots() : c.slots() / 2;
                 int s = 0;
                 for (int i = 1; i < slots; i++) {
                     if (slotFree[i] < slotFree[s]) {
@@ -302,10 +307,15 @@ public final class ClosedLoopSimulation {
      * Runs both readings and the factory's gains over seeds, for 20-s and 60-s phases, and prints
      * the mean, median and worst p99 over the last half of phase 2, and the goodput.
      *
-     * @param args optional: number of seeds (default 20)
+     * @param args optional: number of seeds (default 20); how many ms into phase 2's first window
+     *             the capacity halves (default 0); {@code knee} to run only the knee-aware rows
+     *             and the trace
      */
     public static void main(String[] args) {
         int seeds = args.length > 0 && !args[0].startsWith("${") ? Integer.parseInt(args[0]) : 20;
+        stepOffsetNanos = args.length > 1 ? (long) (Double.parseDouble(args[1]) * 1e6) : 0L;
+        boolean kneeOnly = args.length > 2 && args[2].equals("knee");
+        System.out.println("the capacity halves " + stepOffsetNanos / 1_000_000 + " ms into phase 2's first window");
         double scale = (64 / 0.06 / 60) / (400.0 / 30); // the factory's rescaling for this plant
         PowerFlowController.ControlLaw pi = PowerFlowController.ControlLaw.PI;
         PowerFlowController.ControlLaw knee = PowerFlowController.ControlLaw.KNEE_AWARE;
@@ -320,9 +330,15 @@ public final class ClosedLoopSimulation {
         };
         for (int phase : new int[] {20, 60}) {
             for (Object[] arm : arms) {
-                row(seeds, phase, 60, (String) arm[0], (Double) arm[1], (Double) arm[2], (Boolean) arm[3],
-                        (PowerFlowController.ControlLaw) arm[4]);
+                if (!kneeOnly || arm[4] == knee) {
+                    row(seeds, phase, 60, (String) arm[0], (Double) arm[1], (Double) arm[2], (Boolean) arm[3],
+                            (PowerFlowController.ControlLaw) arm[4]);
+                }
             }
+        }
+        if (kneeOnly) {
+            trace(20, 1000);
+            return;
         }
         System.out.println();
         System.out.println("A fixed rate, no loop (the oracle constant rate; phase 2 as above, target 60 ms):");
