@@ -158,7 +158,11 @@ public final class PowerFlowController<T> implements AutoCloseable {
     /** The quantile the last observation fed the servo, ms; NaN before the first. Written under loopLock. */
     private volatile double lastObservedP99 = Double.NaN;
 
-    private final LongAdder submitted = new LongAdder();
+    /**
+     * Items counted as submitted that bypassed the queue (the executor's submit-side fast path);
+     * the queue's own successful offers are {@link PowerQueue#offered()}.
+     */
+    private final LongAdder submittedDirect = new LongAdder();
     private final LongAdder admitted = new LongAdder();
     private final LongAdder recorded = new LongAdder();
     private final AtomicLong observations = new AtomicLong();
@@ -215,8 +219,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
     public boolean submit(T item) {
         Objects.requireNonNull(item, "item");
         if (queue.offer(item)) {
-            submitted.increment();
-            return true;
+            return true; // counted by the queue's tail (see submittedCount())
         }
         return false;
     }
@@ -708,7 +711,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
     // for its p99, which a counter read has no use for.
 
     long submittedCount() {
-        return submitted.sum();
+        return queue.offered() + submittedDirect.sum();
     }
 
     long admittedCount() {
@@ -740,7 +743,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
         if (!limiter.tryConsume(1)) {
             return false;
         }
-        submitted.increment();
+        submittedDirect.increment();
         admitted.increment();
         return true;
     }
@@ -754,7 +757,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
         limiter.refund(1);
         admitted.decrement();
         if (submittedToo) {
-            submitted.decrement();
+            submittedDirect.decrement();
         }
     }
 
@@ -798,7 +801,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * @param quantile      the quantile that drives the loop
      * @param depth         queued items
      * @param queueCapacity the bound on the queue
-     * @param submitted     items accepted by {@link #submit}
+     * @param submitted     items accepted into the queue (by {@link #submit}, or offered to
+     *                      {@link #queue()} directly)
      * @param admitted      items handed out by admission
      * @param recorded      latency samples recorded
      * @param dropped       submissions refused because the queue was full

@@ -474,6 +474,16 @@ public final class PowerQueue<E> {
     }
 
     /**
+     * How many offers have succeeded since construction: the tail position, which every
+     * successful offer advances by exactly one and nothing else moves. Exact once each offer has
+     * returned. Package-private: the flow controller counts its submissions with it instead of a
+     * counter of its own, which every producer would write.
+     */
+    long offered() {
+        return (long) TAIL.getVolatile(indexes);
+    }
+
+    /**
      * Returns whether the queue holds no element.
      *
      * @return {@code true} if {@link #size()} is 0

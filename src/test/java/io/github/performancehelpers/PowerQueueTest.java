@@ -448,4 +448,20 @@ class PowerQueueTest {
         q.offer("b");
         assertEquals("PowerQueue[size=1, capacity=1, dropped=1]", q.toString());
     }
+
+    /** offered() counts successful offers only: refusals, polls, removals and clear() leave it alone. */
+    @Test
+    void offeredCountsSuccessfulOffersOnly() {
+        PowerQueue<String> q = new PowerQueue<>(2);
+        assertTrue(q.offer("a"));
+        assertTrue(q.offer("b"));
+        assertFalse(q.offer("c")); // full: dropped, not offered
+        assertEquals(2L, q.offered());
+        assertEquals("a", q.poll());
+        assertTrue(q.remove("b"));
+        assertTrue(q.offer("d"));
+        q.clear();
+        assertEquals(3L, q.offered());
+        assertEquals(1L, q.dropped());
+    }
 }
