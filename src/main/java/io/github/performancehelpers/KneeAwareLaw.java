@@ -23,6 +23,8 @@ final class KneeAwareLaw {
     static final double KNEE = 0.85;
     /** A window is saturated when its completions fall below this share of the rate in force. */
     static final double SATURATION = 0.90;
+    /** An unsaturated reading this far over the target bounds the capacity by the rate. */
+    static final double BOUND_OVER = 1.50;
     /** The deepest cut of one observation. */
     static final double MAX_CUT = 0.50;
 
@@ -75,18 +77,22 @@ final class KneeAwareLaw {
                 next = rate;
             } else {
                 next = rate * Math.max(MAX_CUT, target / m);
-                // The downstream kept up, yet the reading went over the target: the knee is below
-                // this rate, whatever a saturated window measured before (one that straddled a
-                // drop in capacity measures part of the old one).
-                capacity = Math.min(capacity, rate);
+                // The downstream kept up, yet the reading went far over the target: the knee is
+                // below this rate, whatever a saturated window measured before (one that
+                // straddled a drop in capacity measures part of the old one). Not on a reading
+                // just over: that is as likely noise, and with a target close to the service
+                // time's own p99 bounding on it ratchets the rate down.
+                if (m > BOUND_OVER * target) {
+                    capacity = Math.min(capacity, rate);
+                }
             }
             // The windows read so far describe a rate no longer in force.
             recent.clear();
         } else {
             double headroom = Math.min(1.0, (target - m) / (HEADROOM_BAND * target));
             if (rate > capacity) {
-                // At or under the target above the capacity measured: the downstream does more
-                // now. Move the knee up with the rate, so that the climb stays slow there.
+                // At or under the target above the capacity estimate: the downstream does more
+                // now. Move the estimate up with the rate, so that the climb stays slow there.
                 capacity = rate;
             }
             boolean nearKnee = rate >= KNEE * capacity && rate <= capacity / KNEE;
@@ -109,8 +115,8 @@ final class KneeAwareLaw {
 
     /**
      * The capacity estimate, per second: measured by the last saturated window, bounded by the
-     * rate of an over-target window the downstream kept up with, raised to a rate at or under the
-     * target above it; +Infinity before any of these.
+     * rate of a window more than {@link #BOUND_OVER} × the target over that the downstream kept
+     * up with, raised to a rate at or under the target above it; +Infinity before any of these.
      */
     double capacity() {
         return capacity;

@@ -861,11 +861,13 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     completions per second (samples over the ticker time since the previous
          *     observation) are below {@code 0.9 × r}: the downstream did less than was admitted,
          *     so that completion rate is its capacity {@code C} ({@code +∞} before one). Two
-         *     readings correct it in between: a window over the target that the downstream kept
-         *     up with (not saturated, {@code m} not falling) bounds it, {@code C = min(C, r)}, for
-         *     the knee is below {@code r} (a saturated window that straddled a drop in capacity
-         *     measures part of the old one); and a window at or under the target at
-         *     {@code r > C} raises it, {@code C = r}, for the downstream now does more, so the
+         *     readings correct it in between: a window more than 1.5 × the target over that the
+         *     downstream kept up with (not saturated, {@code m} not falling) bounds it,
+         *     {@code C = min(C, r)}, for the knee is below {@code r} (a saturated window that
+         *     straddled a drop in capacity measures part of the old one; a window just over the
+         *     target is as likely noise, and bounding on it would ratchet the rate down when the
+         *     target is close to the service time's own p99); and a window at or under the target
+         *     at {@code r > C} raises it, {@code C = r}, for the downstream now does more, so the
          *     climb there stays the slow one.</li>
          * <li><b>Decrease</b> ({@code m > targetP99}), then the merged windows are dropped:
          *     <ul>

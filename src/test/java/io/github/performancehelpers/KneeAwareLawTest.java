@@ -89,8 +89,9 @@ class KneeAwareLawTest {
     void theFastClimbStopsAtTheKnee() {
         PowerFlowController<String> flow = knee(100);
         assertEquals(68, window(flow, 80, 80), 1e-9); // saturated: C = 80, knee 68
-        assertEquals(68 * 60 / 90.0, window(flow, 68, 90), 1e-9); // kept up, over: × 60 / 90, C = 68
-        assertEquals(0.85 * 68, window(flow, 45, 30), 1e-9); // 45.3 × 1.3 = 58.9, stopped at 57.8
+        assertEquals(68 * 60 / 90.0, window(flow, 68, 90), 1e-9); // not saturated, rising: × 60 / 90
+        assertEquals(68 * 60 / 90.0 * 1.3, window(flow, 45, 30), 1e-9); // fast: + 30 %
+        assertEquals(68, window(flow, 58, 30), 1e-9); // 58.9 × 1.3 = 76.6, stopped at 68
     }
 
     // ------------------------------------------------------------ decrease
@@ -111,20 +112,20 @@ class KneeAwareLawTest {
     }
 
     /**
-     * An over-target window the downstream kept up with cuts by target / p99, and bounds the
-     * capacity by the rate in force (the knee is below it).
+     * An over-target window the downstream kept up with cuts by target / p99; less than 1.5 ×
+     * the target over, it leaves the capacity estimate alone.
      */
     @Test
     void anUnsaturatedOverTargetWindowCutsByTargetOverP99() {
         PowerFlowController<String> flow = knee(100);
         assertEquals(100 * 60 / 64.0, window(flow, 100, 64), 1e-9);
-        assertEquals(100, flow.stats().capacityEstimate(), 1e-9);
+        assertEquals(Double.POSITIVE_INFINITY, flow.stats().capacityEstimate());
     }
 
     /**
      * A capacity measured too high (a saturated window that straddled a drop in capacity) is
-     * corrected by the first unsaturated over-target window below it: the fast climb then stops
-     * at 0.85 × that window's rate, not at 0.85 × the stale measurement.
+     * corrected by an unsaturated window more than 1.5 × the target over below it: the fast climb
+     * then stops at 0.85 × that window's rate, not at 0.85 × the stale measurement.
      */
     @Test
     void anOverTargetWindowBelowTheMeasuredKneeLowersTheCapacity() {
@@ -133,9 +134,11 @@ class KneeAwareLawTest {
         assertEquals(250, window(flow, 500, 400), 1e-9); // kept up, rising: × max(0.5, 60 / 400)
         assertEquals(400, flow.stats().capacityEstimate(), 1e-9); // min(400, 500)
         assertEquals(325, window(flow, 250, 30), 1e-9); // fast: + 30 %, under 0.85 × 400 = 340
-        assertEquals(325 * 60 / 90.0, window(flow, 325, 90), 1e-9); // kept up, over, below 340
+        double cut = window(flow, 325, 100); // kept up, 100 > 1.5 × 60: × 60 / 100 (the bucket's 1 %)
+        assertEquals(195, cut, 195 * 0.01);
         assertEquals(325, flow.stats().capacityEstimate(), 1e-9); // the knee is below 325
-        assertEquals(0.85 * 325, window(flow, 217, 30), 1e-9); // 216.7 × 1.3 = 281.7, stopped at 276.25
+        assertEquals(cut * 1.3, window(flow, 195, 30), 1e-9); // fast: + 30 %
+        assertEquals(0.85 * 325, window(flow, 254, 30), 1e-9); // 253.5 × 1.3 = 329.6, stopped at 276.25
     }
 
     /**
