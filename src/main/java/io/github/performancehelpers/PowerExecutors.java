@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <li>{@code minRate = maxRate / 100}.</li>
  * <li>The control law: {@link PowerFlowController.ControlLaw#KNEE_AWARE}, the executor builder's
  *     default. Its steps are relative to the rate in force and scheduled on the capacity the
- *     downstream shows when it saturates, so no gains are derived. (Until this release the
+ *     downstream shows when it saturates, so no gains are derived. (Earlier builds of the
  *     factories used the PI law with the seed's gains rescaled by
  *     {@code (maxRate / W[ms]) / (400 / 30)} and a quarter of the integral gain: it did not cycle
  *     at a queueing downstream's knee, but it settled 20 % under the target, still climbing at

@@ -43,7 +43,7 @@ import java.util.concurrent.locks.ReentrantLock;
  *                              ▼
  *          delegate ── runs the task, timed ──► latency window (run time on the delegate)
  *                              ▲
- *  tick every observeInterval: observe(measured elapsed ms) → servo → new rate
+ *  tick every observeInterval: observe(measured elapsed ms) → control law → new rate
  *          → rate limiter, PoolSizer → delegate size, dispatcher woken, onRateChange
  * </pre>
  *
@@ -63,7 +63,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>It composes a {@link PowerFlowController} ({@link #controller()}): the controller's bounded
  * queue holds the waiting tasks, its GCRA paces the dispatcher, its histogram receives each task's
- * run time on the delegate, and its servo moves the rate at every observation. The time a task
+ * run time on the delegate, and its control law ({@link PowerFlowController.ControlLaw#KNEE_AWARE}
+ * by default here, see {@link Builder#controlLaw}) moves the rate at every observation. The time a task
  * waits before it starts (queue, rate limiter and slot) is tracked separately
  * ({@link Stats#queueWaitP99()}): it is the consequence of the rate, not the plant's latency, and
  * feeding it back would make the loop chase its own shadow.
@@ -1493,11 +1494,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * @param admitted        tasks admitted by the rate limiter
      * @param recorded        run times recorded (one per task that ran)
      * @param dropped         offers the queue refused because it was full
-     * @param observations    observations that stepped the servo
+     * @param observations    observations that stepped the control law
      * @param p99             the driving quantile of the run times in the current, partial window,
      *                        milliseconds; {@link Double#NaN} when the window is empty
-     * @param saturated       whether the servo's output is pinned at {@code minRate} or
-     *                        {@code maxRate}
+     * @param saturated       whether the loop's output is pinned at {@code minRate} or
+     *                        {@code maxRate} (under the PI law, the servo's clamp on its last step)
      * @param rejected        tasks refused at {@code execute}/{@code submit}: queue full (whatever
      *                        the {@link RejectionPolicy} did with them) or shut down
      * @param running         tasks running on the delegate now (a pool thread between two tasks
@@ -1511,7 +1512,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * @param queueWaitP99    the p99 of the time tasks waited before they started (queue, rate
      *                        limiter, slot) in the current window, milliseconds; {@code NaN} when
      *                        empty
-     * @param lastObservedP99 the quantile the last observation fed the servo (the last completed
+     * @param lastObservedP99 the quantile the last observation fed the control law (the last completed
      *                        window), milliseconds; {@code NaN} before the first
      */
     public record Stats(double rate, double minRate, double maxRate, double targetP99, double quantile,
@@ -1862,8 +1863,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
 
         /**
-         * Sets how often the loop observes. Default 1 s. Each observation passes the servo the
-         * elapsed time measured with the ticker since the previous one, in milliseconds.
+         * Sets how often the loop observes. Default 1 s. Each observation passes the control law
+         * the elapsed time measured with the ticker since the previous one, in milliseconds.
          *
          * @param observeInterval a positive duration
          * @return this builder
