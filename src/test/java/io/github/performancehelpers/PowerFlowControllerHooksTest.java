@@ -15,6 +15,15 @@ class PowerFlowControllerHooksTest {
         return PowerFlowController.<String>builder().rate(100).minRate(1).targetP99(30).ticker(t).build();
     }
 
+    /** A frozen controller with "a" and "b" submitted and "a" handed out by pollAdmitted. */
+    private static PowerFlowController<String> aHandedOutBQueued(FakeTicker t) {
+        PowerFlowController<String> flow = frozen(t);
+        flow.submit("a");
+        flow.submit("b");
+        assertEquals("a", flow.pollAdmitted(0, t.read()));
+        return flow;
+    }
+
     /** On an empty queue pollAdmitted returns null and leaves the limiter's capacity alone. */
     @Test
     void pollAdmittedOnAnEmptyQueueConsumesNothing() {
@@ -31,10 +40,7 @@ class PowerFlowControllerHooksTest {
     @Test
     void pollAdmittedTakesTheHeadOnlyWhenTheLimiterAdmits() {
         FakeTicker t = new FakeTicker();
-        PowerFlowController<String> flow = frozen(t);
-        flow.submit("a");
-        flow.submit("b");
-        assertEquals("a", flow.pollAdmitted(0, t.read()));
+        PowerFlowController<String> flow = aHandedOutBQueued(t);
         assertNull(flow.pollAdmitted(0, t.read())); // no admission due
         assertEquals(1, flow.depth());
         t.advanceMillis(10);
@@ -49,10 +55,7 @@ class PowerFlowControllerHooksTest {
     @Test
     void anUnusedPolledAdmissionIsRefunded() {
         FakeTicker t = new FakeTicker();
-        PowerFlowController<String> flow = frozen(t);
-        flow.submit("a");
-        flow.submit("b");
-        assertEquals("a", flow.pollAdmitted(0, t.read()));
+        PowerFlowController<String> flow = aHandedOutBQueued(t);
         assertEquals(0, flow.limiter().available());
         flow.refundAdmission();
         assertEquals("b", flow.pollAdmitted(0, t.read())); // the refund gave the admission back
