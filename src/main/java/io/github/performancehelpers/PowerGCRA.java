@@ -389,8 +389,12 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
      * <p>A reading older than the newest one this limiter has seen (another thread read the clock
      * and admitted in between) is taken as that newer reading: it is stale, not a clock that moved
      * backwards, and a reading the limiter has already seen is a valid admission instant. Other
-     * than that, a stale reading can only make the decision stricter (less headroom); on an idle
-     * limiter it places the new TAT as an admission at that earlier instant would have.
+     * than that, a stale reading can only make this decision stricter (less headroom); on an idle
+     * limiter it places the new TAT as an admission at that earlier instant would have (so a
+     * caller stalled between its reading and this call may leave later callers one admission
+     * more, as a caller descheduled between its own clock read and its CAS does). The reading is
+     * not recorded as seen (a reading from before a backwards clock step would otherwise raise a
+     * second, false report), and an epoch switch is decided on a fresh clock read.
      *
      * @param n               the number of operations; {@code n <= 0} is a no-op returning true
      * @param maxCatchUpNanos how much lateness may be made up, in nanoseconds
@@ -411,13 +415,26 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
         for (;;) {
             long t = e.tat;
             long seen = e.lastSeen;
-            long now = readClock ? ticker.read() : reading - seen < 0 ? seen : reading;
+            long now;
+            boolean fresh = readClock;
+            if (readClock) {
+                now = ticker.read();
+            } else {
+                now = reading - seen < 0 ? seen : reading;
+                if (now - e.base > REBASE_NANOS) {
+                    now = ticker.read(); // an epoch switch is decided on a fresh reading only
+                    fresh = true;
+                }
+            }
             long rel = now - e.base;
             if (t < 0 || now - seen < 0 || rel > REBASE_NANOS) {
                 e = slowPath(e, t, seen, now);
                 continue;
             }
-            if (now - seen >= LAST_SEEN_GRANULARITY) {
+            // Only a fresh reading is recorded as seen: a caller's reading taken before a
+            // backwards step of the clock lies ahead of the shifted timeline, and recorded it
+            // would make the next ordinary reading look like a second backwards step.
+            if (fresh && now - seen >= LAST_SEEN_GRANULARITY) {
                 LAST_SEEN.setRelease(e, now);
             }
             long nowTicks = rel << e.shift;

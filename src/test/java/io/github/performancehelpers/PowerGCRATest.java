@@ -383,6 +383,28 @@ class PowerGCRATest {
         assertEquals(List.of(), errors);
     }
 
+    /**
+     * A caller's reading from before a backwards clock step (ahead of the shifted timeline) is
+     * not recorded as seen: the next ordinary reading raises no second clock error.
+     */
+    @Test
+    void aReadingFromBeforeABackwardsStepRaisesNoSecondClockError() {
+        FakeTicker stepping = new FakeTicker(10_000_000_000L);
+        List<Long> errors = new ArrayList<>();
+        PowerGCRA l = PowerGCRA.builder().rate(1000).ticker(stepping).onError(errors::add).build();
+        assertTrue(l.tryConsume());
+        long workerReading = stepping.read(); // a worker's task-end time
+        stepping.set(workerReading - 5_000_000_000L); // the stepping steps back 5 s
+        l.tryConsume(); // the one real report
+        assertEquals(1, l.clockErrors());
+        stepping.advanceNanos(2_000_000);
+        l.tryConsumeCatchingUpAt(1, 1_000_000, workerReading); // 5 s "ahead" of the new timeline
+        stepping.advanceNanos(1_000);
+        l.tryConsume(); // an ordinary, monotonic reading
+        assertEquals(1, l.clockErrors());
+        assertEquals(1, errors.size());
+    }
+
     /** Catch-up credit never outlives maxCatchUpNanos: after a long idle only burst + 1 + catch-up. */
     @Test
     void catchingUpIsBoundedAfterIdle() {
