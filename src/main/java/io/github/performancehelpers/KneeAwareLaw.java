@@ -50,9 +50,11 @@ final class KneeAwareLaw {
      * @param window  the window's samples
      * @param rate    the rate in force during the window, per second
      * @param seconds the window's length, seconds, {@code > 0}
+     * @param demand  the items offered during the window (accepted into the queue, handed off
+     *                directly, or refused because the queue was full)
      * @return the new rate, in [min, max]
      */
-    double step(PowerHistogram.Snapshot window, double rate, double seconds) {
+    double step(PowerHistogram.Snapshot window, double rate, double seconds, long demand) {
         recent.addLast(window);
         while (recent.size() > WINDOWS) {
             recent.removeFirst();
@@ -65,9 +67,12 @@ final class KneeAwareLaw {
         double m = PowerFlowController.observedQuantile(merged, quantile);
         smoothed = m;
         double throughput = window.count() / seconds;
+        // Loaded: work was offered at the rate or above, so the rate, not the demand, set how much
+        // was admitted. Only a loaded window says anything about the downstream's capacity.
+        boolean loaded = demand / seconds >= SATURATION * rate;
         double next;
         if (m > target) {
-            if (throughput < SATURATION * rate) {
+            if (loaded && throughput < SATURATION * rate) {
                 // Saturated: the downstream completed less than was admitted. That is its capacity.
                 capacity = throughput;
                 next = Math.max(MAX_CUT * rate, Math.min(rate * target / m, KNEE * throughput));
@@ -82,7 +87,7 @@ final class KneeAwareLaw {
                 // straddled a drop in capacity measures part of the old one). Not on a reading
                 // just over: that is as likely noise, and with a target close to the service
                 // time's own p99 bounding on it ratchets the rate down.
-                if (m > BOUND_OVER * target) {
+                if (loaded && m > BOUND_OVER * target) {
                     capacity = Math.min(capacity, rate);
                 }
             }

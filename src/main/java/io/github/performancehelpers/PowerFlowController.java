@@ -148,6 +148,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
     private final KneeAwareLaw kneeLaw;
     /** Ticker reading at the last observation (or construction, or reset). Under loopLock. */
     private long lastObserveNanos;
+    /** Items offered (submitted plus refused) up to the previous observe(); guarded by loopLock. */
+    private long lastOffered;
 
     private final ReentrantLock admitLock = new ReentrantLock();
     private final ReentrantLock loopLock = new ReentrantLock();
@@ -321,6 +323,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
         try {
             flushDropEvent();
             PowerHistogram.Snapshot window = latency.snapshotAndReset();
+            long offered = submittedCount() + queue.dropped();
+            long demand = offered - lastOffered;
+            lastOffered = offered;
             if (window.count() == 0) {
                 lastObserveNanos = ticker.read();
                 return rate;
@@ -336,7 +341,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
             } else {
                 // A clock that did not move (a test's fake ticker) counts as one second.
                 double seconds = elapsed > 0 ? elapsed / 1e9 : 1.0;
-                next = kneeLaw.step(window, previous, seconds);
+                next = kneeLaw.step(window, previous, seconds, demand);
             }
             observations.incrementAndGet();
             FlowEvents.observation(name, measured, targetP99 - measured, next, previous, loopSaturated(next), dt);
@@ -854,22 +859,28 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * <ol>
          * <li><b>Smoothing.</b> {@code m} is the driving quantile (read as "Reading the quantile"
          *     says) of this window merged with up to the two before it, since the last
-         *     decrease: about three times the samples of one window, so a window's 2nd-largest
-         *     sample does not decide alone. {@link #lastObservedP99()} is still the one
-         *     window's reading.</li>
-         * <li><b>Capacity.</b> A window is <em>saturated</em> when {@code m > targetP99} and its
-         *     completions per second (samples over the ticker time since the previous
-         *     observation) are below {@code 0.9 × r}: the downstream did less than was admitted,
-         *     so that completion rate is its capacity {@code C} ({@code +∞} before one). Two
-         *     readings correct it in between: a window more than 1.5 × the target over that the
-         *     downstream kept up with (not saturated, {@code m} not falling) bounds it,
-         *     {@code C = min(C, r)}, for the knee is below {@code r} (a saturated window that
-         *     straddled a drop in capacity measures part of the old one; a window just over the
-         *     target is as likely noise, and bounding on it would ratchet the rate down when the
-         *     target is close to the service time's own p99); and a window at or under the target
-         *     at {@code r > C} raises it, {@code C = r}, for the downstream now does more, so the
-         *     climb there stays the slow one.</li>
-         * <li><b>Decrease</b> ({@code m > targetP99}), then the merged windows are dropped:
+         *     observation over the target (a decrease or a hold): about three times the samples
+         *     of one window, so a window's 2nd-largest sample does not decide alone.
+         *     {@link #lastObservedP99()} is still the one window's reading.</li>
+         * <li><b>Capacity.</b> A window is <em>loaded</em> when items were offered during it
+         *     ({@link #submit} accepted or refused, or handed off directly) at {@code 0.9 × r} per
+         *     second or more: the rate, not the demand, decided what was admitted. A loaded window
+         *     is <em>saturated</em> when {@code m > targetP99} and its completions per second
+         *     are below {@code 0.9 × r}: the downstream did less than was admitted, so that
+         *     completion rate is its capacity {@code C} ({@code +∞} before one). Per second means
+         *     over the ticker time since the previous {@link #observe} call (one second if the
+         *     ticker did not move). Two readings correct {@code C} in between: a loaded window
+         *     more than 1.5 × the target over that the downstream kept up with (not saturated,
+         *     {@code m} not falling) bounds it, {@code C = min(C, r)}, for the knee is below
+         *     {@code r} (a saturated window that straddled a drop in capacity measures part of
+         *     the old one; a window just over the target is as likely noise, and bounding on it
+         *     would ratchet the rate down when the target is close to the service time's own
+         *     p99); and a window at or under the target at {@code r > C} raises it,
+         *     {@code C = r}, for the downstream now does more, so the climb there stays the slow
+         *     one. A window that is not loaded (demand below the rate) teaches nothing about the
+         *     capacity.</li>
+         * <li><b>Decrease</b> ({@code m > targetP99}), then the merged windows are dropped (after
+         *     a hold too):
          *     <ul>
          *     <li>saturated: {@code r' = max(0.5 × r, min(r × targetP99 / m, 0.85 × C))}: to just
          *         under the measured capacity;</li>

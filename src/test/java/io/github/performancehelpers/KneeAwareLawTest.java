@@ -18,8 +18,17 @@ class KneeAwareLawTest {
                 .controlLaw(ControlLaw.KNEE_AWARE).ticker(t).build();
     }
 
-    /** Records n samples of ms, lets seconds pass and observes. */
+    /**
+     * Offers work at the rate in force (a loaded window: the queue takes 100, the rest is
+     * refused and counts as demand too), records n samples of ms, lets seconds pass and observes.
+     */
     private double window(PowerFlowController<String> flow, int n, double ms, long seconds) {
+        offer(flow, (long) Math.ceil(flow.rate() * seconds));
+        return idleWindow(flow, n, ms, seconds);
+    }
+
+    /** As window(), with no work offered: the demand was below the rate. */
+    private double idleWindow(PowerFlowController<String> flow, int n, double ms, long seconds) {
         for (int i = 0; i < n; i++) {
             flow.record(ms);
         }
@@ -29,6 +38,12 @@ class KneeAwareLawTest {
 
     private double window(PowerFlowController<String> flow, int n, double ms) {
         return window(flow, n, ms, 1);
+    }
+
+    private static void offer(PowerFlowController<String> flow, long n) {
+        for (long i = 0; i < n; i++) {
+            flow.submit("w");
+        }
     }
 
     // ------------------------------------------------------------ default unchanged
@@ -102,6 +117,23 @@ class KneeAwareLawTest {
         PowerFlowController<String> flow = knee(100);
         assertEquals(50, window(flow, 50, 300), 1e-9);
         assertEquals(50, flow.stats().capacityEstimate(), 1e-9);
+    }
+
+    /**
+     * A window whose demand was below the rate (not loaded) is not saturated, however few it
+     * completed: the cut is by target / p99 (at most half), the capacity stays unknown, and the
+     * climb back is the fast one (found in review: a demand of 100/s was taken as the capacity).
+     */
+    @Test
+    void aWindowWithDemandBelowTheRateTeachesNothingAboutCapacity() {
+        PowerFlowController<String> flow = PowerFlowController.<String>builder().rate(1000).minRate(1).maxRate(1000)
+                .targetP99(60).controlLaw(ControlLaw.KNEE_AWARE).ticker(t).build();
+        offer(flow, 100); // 100/s offered, 1,000/s allowed
+        assertEquals(500, idleWindow(flow, 100, 200, 1), 1e-9);
+        assertEquals(Double.POSITIVE_INFINITY, flow.stats().capacityEstimate());
+        assertEquals(650, idleWindow(flow, 100, 10, 1), 1e-9); // fast: + 30 %
+        assertEquals(845, idleWindow(flow, 100, 10, 1), 1e-9);
+        assertEquals(1000, idleWindow(flow, 100, 10, 1), 1e-9); // 1,098.5, clamped to maxRate
     }
 
     /** A saturated window cuts to min(rate × target / p99, 0.85 × completions per second), here 0.85 × 70 = 59.5. */

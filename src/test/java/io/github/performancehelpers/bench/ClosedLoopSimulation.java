@@ -198,6 +198,7 @@ public final class ClosedLoopSimulation {
                 threads.add(finish);
                 pending.add(new long[] {finish, finish - threadStart});
             }
+            flow.offer(Math.round(c.offered())); // the bench's open-loop demand, this second
             ticker.set(end);
             while (!pending.isEmpty() && pending.peek()[0] <= end) {
                 long[] p = pending.poll();
@@ -229,6 +230,10 @@ public final class ClosedLoopSimulation {
     private interface Loop {
         double rate();
 
+        /** Offers {@code n} items to the loop's queue (the demand it may count); none by default. */
+        default void offer(long n) {
+        }
+
         void record(double ms);
 
         double observe(double dtMs);
@@ -238,6 +243,13 @@ public final class ClosedLoopSimulation {
         @Override
         public double rate() {
             return flow.rate();
+        }
+
+        @Override
+        public void offer(long n) {
+            for (long i = 0; i < n; i++) {
+                flow.submit(0); // the queue fills; the rest is refused, and counts as demand
+            }
         }
 
         @Override
