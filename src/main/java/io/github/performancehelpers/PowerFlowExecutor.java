@@ -739,6 +739,22 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     }
 
     /**
+     * {@link #nextJob(long)}, or null if it threw (a refund reading a clock that moved backwards,
+     * say): the chain then ends as if the queue were empty, so the slot, the in-flight count and
+     * the recorder are given back, and the failure is counted and logged. Nothing is lost: a job
+     * is returned only once it is admitted and polled, and the throwing steps come before that.
+     */
+    private Job nextJobOrEnd(long now) {
+        try {
+            return nextJob(now);
+        } catch (RuntimeException | Error e) {
+            internalFailures.incrementAndGet();
+            LOG.log(Level.WARNING, name + ": taking the next task failed; the dispatcher takes over", e);
+            return null;
+        }
+    }
+
+    /**
      * Hands off a job that holds a slot and is counted in flight (by the dispatcher, or by a
      * finishing worker for the next task); a refusal is {@link #delegateRefused}.
      */
@@ -1107,7 +1123,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * progress, and otherwise lies between its values at the start and the end of the call. A
      * pool thread that runs queued tasks back to back counts their admissions, completions and
      * recorded latencies locally and adds them every 64 tasks and when it stops, so while such a
-     * run lasts {@code admitted}, {@code completed} and {@code recorded} may lag by up to 63 tasks
+     * run lasts {@code admitted}, {@code completed} and {@code recorded} may lag by up to 64 tasks
      * per pool thread (as {@code ThreadPoolExecutor}'s task counts are approximate while it runs);
      * once the executor is idle they are exact.
      *
@@ -1283,7 +1299,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /**
      * Adds a claimed recorder's counts to the shared counters: every {@link #COUNT_FLUSH_EVERY}
-     * tasks of a chain and when the chain ends, so a running chain's counts lag by fewer than that
+     * tasks of a chain and when the chain ends, so a running chain's counts lag by at most that
      * many tasks and an ended one's not at all. Only the claiming thread calls this.
      */
     private void flushCounts(Recorder r) {
@@ -1373,7 +1389,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                         jobDone();
                     }
                 }
-                Job next = chaining ? nextJob(now) : null;
+                Job next = chaining ? nextJobOrEnd(now) : null;
                 if (next == null) {
                     break;
                 }
@@ -1409,8 +1425,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          * Runs the task itself, timed and accounted, its times recorded and its completion counted
          * in {@code rec} if non-null or else in the shared histograms and counters; the slot and
          * in-flight count are the caller's. {@code start} is a fresh reading of the ticker (for a
-         * chained task, the previous task's end: the few hundred nanoseconds between them count as
-         * this task's run time rather than its wait).
+         * chained task, the previous task's end: the time between them, normally a few hundred
+         * nanoseconds, more if the poll waited for a descheduled producer or skipped cancelled
+         * tasks, counts as this task's run time rather than its wait).
          *
          * @return the ticker reading at the task's end
          */
