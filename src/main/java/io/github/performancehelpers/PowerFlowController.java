@@ -754,16 +754,14 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     /**
-     * Takes back an admission the caller could not use: the limiter is refunded and the item no
-     * longer counts as admitted (nor as submitted, if {@code submittedToo}: a fast-path item the
-     * executor refused after all).
+     * Takes back a {@link #tryAdmitDirect()} admission the caller could not use (a fast-path item
+     * the executor refused after all): the limiter is refunded and the item no longer counts as
+     * submitted or admitted.
      */
-    void unadmit(boolean submittedToo) {
-        limiter.refund(1);
+    void unadmitDirect() {
+        refundAdmission();
         admitted.decrement();
-        if (submittedToo) {
-            submittedDirect.decrement();
-        }
+        submittedDirect.decrement();
     }
 
     /**

@@ -517,7 +517,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 // refuse the task, as if it had come a moment later.
             }
         }
-        controller.unadmit(true);
+        controller.unadmitDirect();
         releaseSlot();
         jobDone();
         rejected.increment();
@@ -1380,13 +1380,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                     threw = false;
                 } finally {
                     if (threw) { // the task's exception reaches the delegate's thread, as before
-                        if (rec != null) {
-                            flushCounts(rec);
-                            rec.release();
-                        }
-                        running.decrement();
-                        releaseSlot();
-                        jobDone();
+                        endChain(rec);
                     }
                 }
                 Job next = chaining ? nextJobOrEnd(now) : null;
@@ -1412,6 +1406,14 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 }
                 j = next;
             }
+            endChain(rec);
+        }
+
+        /**
+         * Ends a chain on its pool thread: the recorder's counts are added and the recorder is
+         * given back (if one was claimed), then the running gauge, the slot and the in-flight count.
+         */
+        private void endChain(Recorder rec) {
             if (rec != null) {
                 flushCounts(rec);
                 rec.release();

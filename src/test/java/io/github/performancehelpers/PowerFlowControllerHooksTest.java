@@ -61,7 +61,7 @@ class PowerFlowControllerHooksTest {
         assertEquals("b", flow.pollAdmitted(0, t.read())); // the refund gave the admission back
     }
 
-    /** tryAdmitDirect counts one submitted and admitted item; unadmit(true) refunds and uncounts it. */
+    /** tryAdmitDirect counts one submitted and admitted item; unadmitDirect refunds and uncounts it. */
     @Test
     void aDirectAdmissionCanBeTakenBack() {
         PowerFlowController<String> flow = frozen(new FakeTicker());
@@ -69,7 +69,7 @@ class PowerFlowControllerHooksTest {
         assertFalse(flow.tryAdmitDirect()); // the one admission is spent
         assertEquals(1, flow.stats().submitted());
         assertEquals(1, flow.stats().admitted());
-        flow.unadmit(true);
+        flow.unadmitDirect();
         assertEquals(0, flow.stats().submitted());
         assertEquals(0, flow.stats().admitted());
         assertTrue(flow.tryAdmitDirect()); // the refund gave it back
