@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.performancehelpers.bench.ClosedLoopBench;
+import io.github.performancehelpers.bench.ConstantRateProbe;
 import io.github.performancehelpers.bench.ExecutorThroughputBenchmark;
 import io.github.performancehelpers.bench.PacingBench;
 import io.github.performancehelpers.bench.SubmitLatencyBench;
@@ -56,6 +57,17 @@ class ExecutorBenchSmokeTest {
         String table = ClosedLoopBench.table(config, results);
         for (String name : List.of("fixedPool", "netflix", "flowPool", "flowDefaults")) {
             assertTrue(table.contains("| " + name + " |"), name);
+        }
+    }
+
+    /** The constant-rate probe drives each rate's downstream and reports one p99 per block. */
+    @Test
+    void constantRateProbeReportsEveryBlock() throws Exception {
+        double[][] p = ConstantRateProbe.run(ClosedLoopBench.Config.standard(2), 1, 1, 50, 100);
+        assertEquals(2, p.length);
+        for (double[] rate : p) {
+            assertEquals(1, rate.length);
+            assertTrue(rate[0] > 0, "a block saw completions: " + rate[0]);
         }
     }
 }

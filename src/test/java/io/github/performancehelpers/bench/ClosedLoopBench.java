@@ -221,10 +221,57 @@ public final class ClosedLoopBench {
      * @param windowP99     every one-second window's latency p99, ms
      * @param windowRate    the admission rate in force at the end of every one-second window
      *                      (NaN for a contender without one)
+     * @param blockP99      the latency p99 of every whole {@value #BLOCK}-window block of phase 2
+     *                      after its first {@value #BLOCK} windows (the settling allowance), ms
      */
     public record Result(String name, double p99Before, double p99After, double settleSeconds, double goodput,
             double completed, double shedPerSecond, long shedTotal, double e2eP99After, double[] windowP99,
-            double[] windowRate) {
+            double[] windowRate, double[] blockP99) {
+    }
+
+    /**
+     * The length of a block, in one-second windows: the span of the "p99 after" of the published
+     * 20-s runs, over which a steady state is judged (see {@link #blocks}).
+     */
+    public static final int BLOCK = 10;
+
+    /**
+     * The p99 of each whole block of {@link #BLOCK} consecutive windows in {@code [from, to)}.
+     *
+     * @param hs   one histogram per window
+     * @param from the first window
+     * @param to   the end of the windows (exclusive)
+     * @return one p99 per block, ms
+     */
+    static double[] blocks(ConcurrentHistogram[] hs, int from, int to) {
+        double[] out = new double[Math.max(0, (to - from) / BLOCK)];
+        for (int b = 0; b < out.length; b++) {
+            out[b] = p99(hs, from + b * BLOCK, from + (b + 1) * BLOCK);
+        }
+        return out;
+    }
+
+    /**
+     * Formats block p99s with how many are within ±10 % of the target, and how many above and below.
+     *
+     * @param blocks   the blocks' p99, ms
+     * @param targetMs the target, ms
+     * @return e.g. {@code "58 61 70 | within ±10 %: 2/3, over: 1, under: 0"}
+     */
+    static String describeBlocks(double[] blocks, double targetMs) {
+        StringBuilder sb = new StringBuilder();
+        int in = 0;
+        int over = 0;
+        for (double b : blocks) {
+            sb.append(String.format(Locale.ROOT, " %5.1f", b));
+            if (b > 1.1 * targetMs) {
+                over++;
+            } else if (b >= 0.9 * targetMs) {
+                in++;
+            }
+        }
+        return sb.append(String.format(Locale.ROOT, " | within ±10 %%: %d/%d, over: %d, under: %d", in, blocks.length,
+                over, blocks.length - in - over)).toString();
     }
 
     /**
@@ -450,7 +497,7 @@ public final class ClosedLoopBench {
         return new Result(r.name, p99(r.latency, phaseWindows - half, phaseWindows),
                 p99(r.latency, windows - half, windows), settle, good / phase2Seconds, done / phase2Seconds,
                 shedPhase2 / phase2Seconds, shedTotal, p99(r.endToEnd, windows - half, windows), perWindow,
-                r.rate.clone());
+                r.rate.clone(), blocks(r.latency, phaseWindows + BLOCK, windows));
     }
 
     /**
@@ -484,6 +531,14 @@ public final class ClosedLoopBench {
                 sb.append(String.format(Locale.ROOT, " %5.0f", v));
             }
             sb.append('\n');
+        }
+        if (results.get(0).blockP99().length > 0) {
+            sb.append(String.format(Locale.ROOT, "%nlatency p99 of each %d-s block of phase 2 after its first %d s, ms:%n",
+                    BLOCK, BLOCK));
+            for (Result r : results) {
+                sb.append(String.format(Locale.ROOT, "%-13s", r.name())).append(describeBlocks(r.blockP99(), config.targetMs()))
+                        .append('\n');
+            }
         }
         sb.append("\nadmission rate at the end of each second, tasks/s:\n");
         for (Result r : results) {

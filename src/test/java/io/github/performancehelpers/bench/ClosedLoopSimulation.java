@@ -46,9 +46,11 @@ public final class ClosedLoopSimulation {
      * @param windowP99 every one-second window's p99, ms
      * @param rates     the rate after every observation
      * @param targetMs  the target p99, ms
+     * @param blockP99  the p99 of every whole {@value ClosedLoopBench#BLOCK}-window block of phase 2
+     *                  after its first {@value ClosedLoopBench#BLOCK} windows, as the bench reports them, ms
      */
     public record Run(double p99After, double goodput, double completed, double[] windowP99, double[] rates,
-            double targetMs) {
+            double targetMs, double[] blockP99) {
 
         /**
          * The first observation (0-based, from the start of the run) from which three consecutive
@@ -222,8 +224,14 @@ public final class ClosedLoopSimulation {
             g += good[w];
             d += done[w];
         }
+        int block = ClosedLoopBench.BLOCK;
+        double[] blocks = new double[Math.max(0, (phaseSeconds - block) / block)];
+        for (int b = 0; b < blocks.length; b++) {
+            int from = phaseSeconds + block * (b + 1);
+            blocks[b] = p99(perWindow.subList(from, from + block));
+        }
         return new Run(p99(perWindow.subList(windows - phaseSeconds / 2, windows)), (double) g / phaseSeconds,
-                (double) d / phaseSeconds, windowP99, rates, targetMs);
+                (double) d / phaseSeconds, windowP99, rates, targetMs, blocks);
     }
 
     /** The loop under test. */
@@ -321,12 +329,17 @@ public final class ClosedLoopSimulation {
      *
      * @param args optional: number of seeds (default 20); how many ms into phase 2's first window
      *             the capacity halves (default 0); {@code knee} to run only the knee-aware rows
-     *             and the trace
+     *             and the trace, or {@code blocks} to compare the law with constant rates block by
+     *             block over 120-s phases
      */
     public static void main(String[] args) {
         int seeds = args.length > 0 && !args[0].startsWith("${") ? Integer.parseInt(args[0]) : 20;
         stepOffsetNanos = args.length > 1 ? (long) (Double.parseDouble(args[1]) * 1e6) : 0L;
         boolean kneeOnly = args.length > 2 && args[2].equals("knee");
+        if (args.length > 2 && args[2].equals("blocks")) {
+            blocks(seeds);
+            return;
+        }
         System.out.println("the capacity halves " + stepOffsetNanos / 1_000_000 + " ms into phase 2's first window");
         double scale = (64 / 0.06 / 60) / (400.0 / 30); // the factory's rescaling for this plant
         PowerFlowController.ControlLaw pi = PowerFlowController.ControlLaw.PI;
@@ -426,6 +439,47 @@ public final class ClosedLoopSimulation {
         System.out.println();
         System.out.println("Knee-aware law, seed 1000, 20-s phases (the step is after the 20th value):");
         trace(20, 1000);
+    }
+
+    /**
+     * The steady state, block by block: 120-s phases, the p99 of each 10-s block of phase 2 after
+     * its first 10 s (11 blocks per run), for the knee-aware law and for constant rates (no loop).
+     */
+    private static void blocks(int seeds) {
+        int phase = 120;
+        System.out.println("| arm | blocks within ±10 % | over +10 % | under −10 % | runs with every block within ±10 % "
+                + "| goodput /s |");
+        System.out.println("|---|---:|---:|---:|---:|---:|");
+        List<Object> arms = new ArrayList<>(List.of("knee-aware"));
+        for (double r : new double[] {200, 205, 210, 215, 220, 225}) {
+            arms.add(r);
+        }
+        for (Object arm : arms) {
+            int in = 0;
+            int over = 0;
+            int all = 0;
+            int everyBlock = 0;
+            double gp = 0;
+            for (int s = 0; s < seeds; s++) {
+                Run r = arm instanceof Double rate ? runFixed(phase, 1000 + s, rate)
+                        : run(phase, 1000 + s, 1, 1, false, PowerFlowController.ControlLaw.KNEE_AWARE, 60);
+                int runIn = 0;
+                for (double b : r.blockP99()) {
+                    all++;
+                    if (b > 66) {
+                        over++;
+                    } else if (b >= 54) {
+                        in++;
+                        runIn++;
+                    }
+                }
+                everyBlock += runIn == r.blockP99().length ? 1 : 0;
+                gp += r.goodput();
+            }
+            System.out.printf(Locale.ROOT, "| %s | %d/%d | %d | %d | %d/%d | %.0f |%n",
+                    arm instanceof Double rate ? String.format(Locale.ROOT, "constant %.0f/s", rate) : arm, in, all, over,
+                    all - in - over, everyBlock, seeds, gp / seeds);
+        }
     }
 
     private static void trace(int phase, long seed) {
