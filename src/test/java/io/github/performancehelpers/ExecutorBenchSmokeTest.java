@@ -48,14 +48,14 @@ class ExecutorBenchSmokeTest {
         assertTrue(PacingBench.table(rows).contains("| 10,000 |"));
     }
 
-    /** The closed-loop bench runs its four contenders through both phases and tabulates them. */
+    /** The closed-loop bench runs its four contenders and a constant rate through both phases and tabulates them. */
     @Test
     void closedLoopBenchProducesItsTable() throws Exception {
         ClosedLoopBench.Config config = ClosedLoopBench.Config.standard(2);
-        List<ClosedLoopBench.Result> results = ClosedLoopBench.run(config);
-        assertEquals(4, results.size());
+        List<ClosedLoopBench.Result> results = ClosedLoopBench.run(config, 100);
+        assertEquals(5, results.size());
         String table = ClosedLoopBench.table(config, results);
-        for (String name : List.of("fixedPool", "netflix", "flowPool", "flowDefaults")) {
+        for (String name : List.of("fixedPool", "netflix", "flowPool", "flowDefaults", "constant100")) {
             assertTrue(table.contains("| " + name + " |"), name);
         }
     }

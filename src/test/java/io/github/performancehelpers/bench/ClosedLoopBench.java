@@ -5,6 +5,7 @@ import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import io.github.performancehelpers.PowerExecutors;
 import io.github.performancehelpers.PowerFlowExecutor;
+import io.github.performancehelpers.PowerGCRA;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +38,8 @@ import org.HdrHistogram.Histogram;
  * <li>{@code flowDefaults}: {@code PowerFlowExecutor.builder()} with only rate, minRate, maxRate
  *     and targetP99 set (as the factory sets them), in front of the same pool: the seed's gains
  *     (kp 0.05, ki 0.001), queue 100.</li>
+ * <li>optionally, {@code constant<rate>}: one fixed admission rate (see
+ *     {@link #run(Config, double...)}), the yardstick of what holding a rate can do.</li>
  * </ul>
  *
  * <p>The downstream: {@code slots} concurrent slots, lognormal service time (median, sigma); a
@@ -52,7 +55,7 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Run: {@code mvn -q test-compile exec:exec@tool
  * -Dtool.main=io.github.performancehelpers.bench.ClosedLoopBench -Dtool.args="20"} (seconds per
- * phase).
+ * phase; constant rates may follow: {@code "120 210 215 220"}).
  */
 public final class ClosedLoopBench {
 
@@ -282,6 +285,20 @@ public final class ClosedLoopBench {
      * @throws Exception if a contender fails to close
      */
     public static List<Result> run(Config config) throws Exception {
+        return run(config, new double[0]);
+    }
+
+    /**
+     * Runs the experiment with extra constant-rate contenders: each admits at one fixed rate
+     * (a {@code PowerGCRA}, burst 1, in front of {@code newFixedThreadPool(threads)}) and sheds the
+     * rest. Such a rate, chosen with hindsight, is what no controller beats by holding a rate.
+     *
+     * @param config        the parameters
+     * @param constantRates the rates of the constant-rate contenders, per second
+     * @return one result per contender, the constant-rate ones ({@code "constant<rate>"}) last
+     * @throws Exception if a contender fails to close
+     */
+    public static List<Result> run(Config config, double... constantRates) throws Exception {
         int phaseWindows = (int) Math.max(2, Math.round(config.phaseSeconds()));
         double windowNanos = config.phaseSeconds() * 1e9 / phaseWindows;
         int windows = 2 * phaseWindows;
@@ -290,6 +307,11 @@ public final class ClosedLoopBench {
         for (String name : List.of("fixedPool", "netflix", "flowPool", "flowDefaults")) {
             Downstream d = new Downstream(config.slots(), config.medianMs(), config.sigma());
             records.add(new Record(name, d, contender(name, config), windows + 1, target));
+        }
+        for (double rate : constantRates) {
+            Downstream d = new Downstream(config.slots(), config.medianMs(), config.sigma());
+            records.add(new Record(String.format(Locale.ROOT, "constant%.0f", rate), d, constant(rate, config.threads()),
+                    windows + 1, target));
         }
         double offered = config.offered();
         long start = System.nanoTime();
@@ -372,6 +394,30 @@ public final class ClosedLoopBench {
                     .delegate(Executors.newFixedThreadPool(c.threads())).ownsDelegate(true).build());
             case "netflix" -> netflix(c.threads());
             default -> throw new IllegalArgumentException("contender: " + name);
+        };
+    }
+
+    private static Contender constant(double rate, int threads) {
+        // A burst of one: the bench offers in batches every 0.5 ms, so an admission due between
+        // two batches waits for the next one; without the tolerance that lost time would lower
+        // the rate (to 176/s at a nominal 215/s), with it the next admission makes it up.
+        PowerGCRA limiter = PowerGCRA.builder().rate(rate).burst(1).build();
+        Contender inner = executor(Executors.newFixedThreadPool(threads));
+        return new Contender() {
+            @Override
+            public boolean submit(Runnable task) {
+                return limiter.tryConsume() && inner.submit(task);
+            }
+
+            @Override
+            public double rate() {
+                return rate;
+            }
+
+            @Override
+            public void close() throws InterruptedException {
+                inner.close();
+            }
         };
     }
 
@@ -557,13 +603,17 @@ public final class ClosedLoopBench {
     /**
      * Runs the standard configuration and prints the table.
      *
-     * @param args optional: seconds per phase (default 20)
+     * @param args optional: seconds per phase (default 20), then the rates of constant-rate
+     *             contenders to run beside the four (none by default)
      * @throws Exception if a contender fails
      */
     public static void main(String[] args) throws Exception {
         double seconds = args.length > 0 && !args[0].startsWith("${") ? Double.parseDouble(args[0]) : 20;
         Config config = Config.standard(seconds);
-        List<Result> results = run(config);
+        double[] constants = args.length > 1
+                ? java.util.Arrays.stream(args, 1, args.length).mapToDouble(Double::parseDouble).toArray()
+                : new double[0];
+        List<Result> results = run(config, constants);
         System.out.println(Jmx.machineLine());
         System.out.print(table(config, results));
     }
