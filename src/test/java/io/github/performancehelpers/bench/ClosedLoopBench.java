@@ -223,7 +223,8 @@ public final class ClosedLoopBench {
      * @param e2eP99After   end-to-end (submit to completion) p99 over the last half of phase 2, ms
      * @param windowP99     every one-second window's latency p99, ms
      * @param windowRate    the admission rate in force at the end of every one-second window
-     *                      (NaN for a contender without one)
+     *                      (NaN for a contender without one; the configured rate for a
+     *                      constant-rate contender, which admits less if offers run short)
      * @param blockP99      the latency p99 of every whole {@value #BLOCK}-window block of phase 2
      *                      after its first {@value #BLOCK} windows (the settling allowance), ms
      */
@@ -256,6 +257,7 @@ public final class ClosedLoopBench {
 
     /**
      * Formats block p99s with how many are within ±10 % of the target, and how many above and below.
+     * A block without a completion (NaN: a stall) counts as over.
      *
      * @param blocks   the blocks' p99, ms
      * @param targetMs the target, ms
@@ -267,7 +269,7 @@ public final class ClosedLoopBench {
         int over = 0;
         for (double b : blocks) {
             sb.append(String.format(Locale.ROOT, " %5.1f", b));
-            if (b > 1.1 * targetMs) {
+            if (Double.isNaN(b) || b > 1.1 * targetMs) {
                 over++;
             } else if (b >= 0.9 * targetMs) {
                 in++;
@@ -398,9 +400,10 @@ public final class ClosedLoopBench {
     }
 
     private static Contender constant(double rate, int threads) {
-        // A burst of one: the bench offers in batches every 0.5 ms, so an admission due between
-        // two batches waits for the next one; without the tolerance that lost time would lower
-        // the rate (to 176/s at a nominal 215/s), with it the next admission makes it up.
+        // A burst of one: the bench offers this contender a task every 1/706 s (about 1.4 ms), so
+        // an admission falls due between two offers and waits for the next one; without the
+        // tolerance that lost time would lower the rate (to 176/s at a nominal 215/s), with it
+        // the next admission makes it up.
         PowerGCRA limiter = PowerGCRA.builder().rate(rate).burst(1).build();
         Contender inner = executor(Executors.newFixedThreadPool(threads));
         return new Contender() {
@@ -613,8 +616,10 @@ public final class ClosedLoopBench {
         double[] constants = args.length > 1
                 ? java.util.Arrays.stream(args, 1, args.length).mapToDouble(Double::parseDouble).toArray()
                 : new double[0];
+        String start = Jmx.machineLine();
         List<Result> results = run(config, constants);
-        System.out.println(Jmx.machineLine());
+        System.out.println(start + " (at the start)");
+        System.out.println(Jmx.machineLine() + " (at the end)");
         System.out.print(table(config, results));
     }
 }

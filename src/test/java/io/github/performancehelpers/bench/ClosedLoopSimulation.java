@@ -336,11 +336,11 @@ public final class ClosedLoopSimulation {
         int seeds = args.length > 0 && !args[0].startsWith("${") ? Integer.parseInt(args[0]) : 20;
         stepOffsetNanos = args.length > 1 ? (long) (Double.parseDouble(args[1]) * 1e6) : 0L;
         boolean kneeOnly = args.length > 2 && args[2].equals("knee");
+        System.out.println("the capacity halves " + stepOffsetNanos / 1_000_000 + " ms into phase 2's first window");
         if (args.length > 2 && args[2].equals("blocks")) {
             blocks(seeds);
             return;
         }
-        System.out.println("the capacity halves " + stepOffsetNanos / 1_000_000 + " ms into phase 2's first window");
         double scale = (64 / 0.06 / 60) / (400.0 / 30); // the factory's rescaling for this plant
         PowerFlowController.ControlLaw pi = PowerFlowController.ControlLaw.PI;
         PowerFlowController.ControlLaw knee = PowerFlowController.ControlLaw.KNEE_AWARE;
@@ -466,7 +466,7 @@ public final class ClosedLoopSimulation {
                 int runIn = 0;
                 for (double b : r.blockP99()) {
                     all++;
-                    if (b > 66) {
+                    if (Double.isNaN(b) || b > 66) { // a block without a completion is a stall
                         over++;
                     } else if (b >= 54) {
                         in++;

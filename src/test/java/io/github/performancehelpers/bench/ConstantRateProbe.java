@@ -104,8 +104,10 @@ public final class ConstantRateProbe {
                 ? java.util.Arrays.stream(args, 1, args.length).mapToDouble(Double::parseDouble).toArray()
                 : new double[] {200, 205, 210, 215, 220, 225};
         ClosedLoopBench.Config config = ClosedLoopBench.Config.standard(ClosedLoopBench.BLOCK);
+        String start = Jmx.machineLine();
         double[][] p = run(config, ClosedLoopBench.BLOCK, blocks, rates);
-        System.out.println(Jmx.machineLine());
+        System.out.println(start + " (at the start)");
+        System.out.println(Jmx.machineLine() + " (at the end)");
         System.out.printf(Locale.ROOT, "constant rates into %d slots (capacity %.0f/s), target %.0f ms; latency p99 of "
                 + "each %d-s block after the first, ms:%n", config.slots() / 2, config.capacity(config.slots() / 2),
                 config.targetMs(), ClosedLoopBench.BLOCK);
