@@ -240,24 +240,39 @@ public final class ClosedLoopBench {
     public static final int BLOCK = 10;
 
     /**
-     * The p99 of each whole block of {@link #BLOCK} consecutive windows in {@code [from, to)}.
+     * The p99 of each whole block of {@code block} consecutive windows in {@code [from, to)}.
      *
-     * @param hs   one histogram per window
-     * @param from the first window
-     * @param to   the end of the windows (exclusive)
+     * @param hs    one histogram per window
+     * @param from  the first window
+     * @param to    the end of the windows (exclusive)
+     * @param block the windows per block ({@link #BLOCK} in the bench)
      * @return one p99 per block, ms
      */
-    static double[] blocks(ConcurrentHistogram[] hs, int from, int to) {
-        double[] out = new double[Math.max(0, (to - from) / BLOCK)];
+    static double[] blocks(ConcurrentHistogram[] hs, int from, int to, int block) {
+        double[] out = new double[Math.max(0, (to - from) / block)];
         for (int b = 0; b < out.length; b++) {
-            out[b] = p99(hs, from + b * BLOCK, from + (b + 1) * BLOCK);
+            out[b] = p99(hs, from + b * block, from + (b + 1) * block);
         }
         return out;
     }
 
     /**
+     * Where a p99 falls against the band of ±10 % around the target.
+     *
+     * @param p99      the p99, ms; NaN (no completion: a stall) counts as over
+     * @param targetMs the target, ms
+     * @return 1 over the band, 0 within it, -1 under it
+     */
+    static int band(double p99, double targetMs) {
+        if (Double.isNaN(p99) || p99 > 1.1 * targetMs) {
+            return 1;
+        }
+        return p99 >= 0.9 * targetMs ? 0 : -1;
+    }
+
+    /**
      * Formats block p99s with how many are within ±10 % of the target, and how many above and below.
-     * A block without a completion (NaN: a stall) counts as over.
+     * A block without a completion (NaN: a stall) counts as over ({@link #band}).
      *
      * @param blocks   the blocks' p99, ms
      * @param targetMs the target, ms
@@ -269,11 +284,9 @@ public final class ClosedLoopBench {
         int over = 0;
         for (double b : blocks) {
             sb.append(String.format(Locale.ROOT, " %5.1f", b));
-            if (Double.isNaN(b) || b > 1.1 * targetMs) {
-                over++;
-            } else if (b >= 0.9 * targetMs) {
-                in++;
-            }
+            int where = band(b, targetMs);
+            over += where > 0 ? 1 : 0;
+            in += where == 0 ? 1 : 0;
         }
         return sb.append(String.format(Locale.ROOT, " | within ±10 %%: %d/%d, over: %d, under: %d", in, blocks.length,
                 over, blocks.length - in - over)).toString();
@@ -546,7 +559,7 @@ public final class ClosedLoopBench {
         return new Result(r.name, p99(r.latency, phaseWindows - half, phaseWindows),
                 p99(r.latency, windows - half, windows), settle, good / phase2Seconds, done / phase2Seconds,
                 shedPhase2 / phase2Seconds, shedTotal, p99(r.endToEnd, windows - half, windows), perWindow,
-                r.rate.clone(), blocks(r.latency, phaseWindows + BLOCK, windows));
+                r.rate.clone(), blocks(r.latency, phaseWindows + BLOCK, windows, BLOCK));
     }
 
     /**

@@ -466,13 +466,11 @@ public final class ClosedLoopSimulation {
                 int runIn = 0;
                 for (double b : r.blockP99()) {
                     all++;
-                    if (Double.isNaN(b) || b > 66) { // a block without a completion is a stall
-                        over++;
-                    } else if (b >= 54) {
-                        in++;
-                        runIn++;
-                    }
+                    int where = ClosedLoopBench.band(b, 60);
+                    over += where > 0 ? 1 : 0;
+                    runIn += where == 0 ? 1 : 0;
                 }
+                in += runIn;
                 everyBlock += runIn == r.blockP99().length ? 1 : 0;
                 gp += r.goodput();
             }

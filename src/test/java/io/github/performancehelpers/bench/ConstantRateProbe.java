@@ -82,12 +82,9 @@ public final class ConstantRateProbe {
         for (ExecutorService pool : pools) {
             pool.awaitTermination(30, TimeUnit.SECONDS);
         }
-        double[][] out = new double[rates.length][blocks];
+        double[][] out = new double[rates.length][];
         for (int i = 0; i < rates.length; i++) {
-            for (int b = 0; b < blocks; b++) {
-                int from = (b + 1) * blockSeconds;
-                out[i][b] = ClosedLoopBench.p99(latency[i], from, from + blockSeconds);
-            }
+            out[i] = ClosedLoopBench.blocks(latency[i], blockSeconds, windows, blockSeconds); // after the allowance
         }
         return out;
     }
