@@ -70,4 +70,11 @@ class ExecutorBenchSmokeTest {
             assertTrue(rate[0] > 0, "a block saw completions: " + rate[0]);
         }
     }
+
+    /** A block is within ±10 % of the target at 0.9 to 1.1 × it; above is over, and so is a block without a completion. */
+    @Test
+    void blocksAreJudgedAgainstTheBandAroundTheTarget() {
+        String line = ClosedLoopBench.describeBlocks(new double[] {53.9, 54, 66, 66.1, Double.NaN}, 60);
+        assertTrue(line.endsWith("| within ±10 %: 2/5, over: 2, under: 1"), line);
+    }
 }

@@ -278,7 +278,7 @@ public final class ClosedLoopBench {
      * @param targetMs the target, ms
      * @return e.g. {@code "58 61 70 | within ±10 %: 2/3, over: 1, under: 0"}
      */
-    static String describeBlocks(double[] blocks, double targetMs) {
+    public static String describeBlocks(double[] blocks, double targetMs) {
         StringBuilder sb = new StringBuilder();
         int in = 0;
         int over = 0;
