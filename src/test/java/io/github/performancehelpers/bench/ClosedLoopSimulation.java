@@ -448,8 +448,8 @@ public final class ClosedLoopSimulation {
     private static void blocks(int seeds) {
         int phase = 120;
         System.out.println("| arm | blocks within ±10 % | over +10 % | under −10 % | runs with every block within ±10 % "
-                + "| goodput /s |");
-        System.out.println("|---|---:|---:|---:|---:|---:|");
+                + "| runs with the last 60 s within ±10 % / over / under | goodput /s |");
+        System.out.println("|---|---:|---:|---:|---:|---|---:|");
         List<Object> arms = new ArrayList<>(List.of("knee-aware"));
         for (double r : new double[] {200, 205, 210, 215, 220, 225}) {
             arms.add(r);
@@ -459,6 +459,7 @@ public final class ClosedLoopSimulation {
             int over = 0;
             int all = 0;
             int everyBlock = 0;
+            int[] after = new int[3]; // within, over, under
             double gp = 0;
             for (int s = 0; s < seeds; s++) {
                 Run r = arm instanceof Double rate ? runFixed(phase, 1000 + s, rate)
@@ -472,11 +473,13 @@ public final class ClosedLoopSimulation {
                 }
                 in += runIn;
                 everyBlock += runIn == r.blockP99().length ? 1 : 0;
+                int where = ClosedLoopBench.band(r.p99After(), 60);
+                after[where == 0 ? 0 : where > 0 ? 1 : 2]++;
                 gp += r.goodput();
             }
-            System.out.printf(Locale.ROOT, "| %s | %d/%d | %d | %d | %d/%d | %.0f |%n",
+            System.out.printf(Locale.ROOT, "| %s | %d/%d | %d | %d | %d/%d | %d / %d / %d | %.0f |%n",
                     arm instanceof Double rate ? String.format(Locale.ROOT, "constant %.0f/s", rate) : arm, in, all, over,
-                    all - in - over, everyBlock, seeds, gp / seeds);
+                    all - in - over, everyBlock, seeds, after[0], after[1], after[2], gp / seeds);
         }
     }
 
