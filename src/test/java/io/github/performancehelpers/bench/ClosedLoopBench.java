@@ -54,8 +54,8 @@ import org.HdrHistogram.Histogram;
  * (tasks per second completed with latency ≤ target) in phase 2; tasks shed (refused at submit).
  *
  * <p>Run: {@code mvn -q test-compile exec:exec@tool
- * -Dtool.main=io.github.performancehelpers.bench.ClosedLoopBench -Dtool.args="20"} (seconds per
- * phase; constant rates may follow: {@code "120 210 215 220"}).
+ * -Dtool.main=io.github.performancehelpers.bench.ClosedLoopBench -Dtool.args="120 210 215 220"}
+ * (seconds per phase, default 120; the constant rates are optional).
  */
 public final class ClosedLoopBench {
 
@@ -619,12 +619,13 @@ public final class ClosedLoopBench {
     /**
      * Runs the standard configuration and prints the table.
      *
-     * @param args optional: seconds per phase (default 20), then the rates of constant-rate
-     *             contenders to run beside the four (none by default)
+     * @param args optional: seconds per phase (default 120: the last 60 s of phase 2 are the
+     *             "p99 after", long enough that one second of slow calls does not decide it), then
+     *             the rates of constant-rate contenders to run beside the four (none by default)
      * @throws Exception if a contender fails
      */
     public static void main(String[] args) throws Exception {
-        double seconds = args.length > 0 && !args[0].startsWith("${") ? Double.parseDouble(args[0]) : 20;
+        double seconds = args.length > 0 && !args[0].startsWith("${") ? Double.parseDouble(args[0]) : 120;
         Config config = Config.standard(seconds);
         double[] constants = args.length > 1
                 ? java.util.Arrays.stream(args, 1, args.length).mapToDouble(Double::parseDouble).toArray()
