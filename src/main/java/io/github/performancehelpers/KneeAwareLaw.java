@@ -36,10 +36,6 @@ final class KneeAwareLaw {
     private final ArrayDeque<PowerHistogram.Snapshot> recent = new ArrayDeque<>();
     private double smoothed = Double.NaN;
     private double capacity = Double.POSITIVE_INFINITY;
-    /** The rate in force during the previous window; NaN before the first. */
-    private double lastRate = Double.NaN;
-    /** Whether the previous step cut on a window the downstream kept up with (a spike). */
-    private boolean spikeCut;
 
     KneeAwareLaw(double target, double quantile, double min, double max) {
         this.target = target;
@@ -71,12 +67,6 @@ final class KneeAwareLaw {
         double m = PowerFlowController.observedQuantile(merged, quantile);
         smoothed = m;
         double throughput = window.count() / seconds;
-        // The window right after a cut made on a spike still serves the spike's backlog: its
-        // reading is the rate before the cut's doing, not this one's.
-        double before = lastRate;
-        boolean afterSpikeCut = spikeCut && before > rate;
-        lastRate = rate;
-        spikeCut = false;
         // Loaded: work was offered at the rate or above, so the rate, not the demand, set how much
         // was admitted. Only a loaded window says anything about the downstream's capacity.
         boolean loaded = demand / seconds >= SATURATION * rate;
@@ -92,16 +82,13 @@ final class KneeAwareLaw {
                 next = rate;
             } else {
                 next = rate * Math.max(MAX_CUT, target / m);
-                spikeCut = true;
                 // The downstream kept up, yet the reading went far over the target: the knee is
                 // below this rate, whatever a saturated window measured before (one that
                 // straddled a drop in capacity measures part of the old one). Not on a reading
                 // just over: that is as likely noise, and with a target close to the service
-                // time's own p99 bounding on it ratchets the rate down. Right after a cut on a
-                // spike the knee is below the rate before that cut, not necessarily below this
-                // one: bounding by the cut rate kept the climb slow far under the knee.
+                // time's own p99 bounding on it ratchets the rate down.
                 if (loaded && m > BOUND_OVER * target) {
-                    capacity = Math.min(capacity, afterSpikeCut ? before : rate);
+                    capacity = Math.min(capacity, rate);
                 }
             }
             // The windows read so far describe a rate no longer in force.
@@ -144,7 +131,5 @@ final class KneeAwareLaw {
         recent.clear();
         smoothed = Double.NaN;
         capacity = Double.POSITIVE_INFINITY;
-        lastRate = Double.NaN;
-        spikeCut = false;
     }
 }

@@ -873,10 +873,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     {@code r} (a saturated window that straddled a drop in capacity measures part of
          *     the old one; a window just over the target is as likely noise, and bounding on it
          *     would ratchet the rate down when the target is close to the service time's own
-         *     p99). In the window right after a cut made on a window the downstream kept up with
-         *     (a spike of slow calls), the bound is the rate before that cut instead: the window
-         *     still serves the spike's backlog, and bounding by the cut rate would keep the
-         *     climb slow far under the knee. A window at or under the target at {@code r > C} raises it,
+         *     p99); and a window at or under the target at {@code r > C} raises it,
          *     {@code C = r}, for the downstream now does more, so the climb there stays the slow
          *     one. A window that is not loaded (demand below the rate) teaches nothing about the
          *     capacity.</li>

@@ -174,38 +174,6 @@ class KneeAwareLawTest {
     }
 
     /**
-     * The window right after a cut on a spike (a window the downstream kept up with) still serves
-     * the spike's backlog: read far over the target, it bounds the capacity by the rate before
-     * that cut, not by the cut rate, so the climb back is the fast one up to 0.85 × that rate.
-     * Bounded by the cut rate (150), the climb went slow from 127.5: a real run took 70 s from
-     * half the rate back to the knee.
-     */
-    @Test
-    void theBacklogOfASpikeBoundsTheCapacityByTheRateBeforeTheCut() {
-        PowerFlowController<String> flow = knee(200);
-        assertEquals(150, window(flow, 200, 80), 1e-9); // kept up, 80 < 1.5 × 60: × 60 / 80, no bound
-        assertEquals(Double.POSITIVE_INFINITY, flow.stats().capacityEstimate());
-        assertEquals(75, window(flow, 150, 120), 1e-9); // kept up, rising, 120 > 90: × 0.5
-        assertEquals(200, flow.stats().capacityEstimate(), 1e-9); // the rate before the cut, not 150
-        assertEquals(97.5, window(flow, 75, 30), 1e-9); // fast: + 30 %
-        assertEquals(126.75, window(flow, 97, 30), 1e-9);
-        assertEquals(164.775, window(flow, 126, 30), 1e-9); // still fast: under 0.85 × 200 = 170
-    }
-
-    /**
-     * After a cut on a saturated window the bound is the rate in force: that window may have
-     * straddled a drop in capacity, and the rate before it belongs to the old capacity.
-     */
-    @Test
-    void afterASaturatedCutTheBacklogBoundsTheCapacityByTheRateInForce() {
-        PowerFlowController<String> flow = knee(1000);
-        assertEquals(500, window(flow, 850, 300), 1e-9); // saturated: C = 850, cut by half
-        assertEquals(850, flow.stats().capacityEstimate(), 1e-9);
-        assertEquals(250, window(flow, 500, 400), 1e-9); // kept up, rising, 400 > 90: × 0.5
-        assertEquals(500, flow.stats().capacityEstimate(), 1e-9); // min(850, 500); bounded by the rate before the cut it would stay 850
-    }
-
-    /**
      * A rate that climbed past the capacity estimate with the reading still under the target
      * carries the estimate up with it, so the climb there stays the slow one.
      */
