@@ -234,8 +234,8 @@ public final class ClosedLoopBench {
     }
 
     /**
-     * The length of a block, in one-second windows: the span of the "p99 after" of the published
-     * 20-s runs, over which a steady state is judged (see {@link #blocks}).
+     * The length of a block, in one-second windows: the span of the "p99 after" of 20-s runs, over
+     * which a steady state is judged (see {@link #blocks}).
      */
     public static final int BLOCK = 10;
 
@@ -271,6 +271,22 @@ public final class ClosedLoopBench {
     }
 
     /**
+     * Counts p99s against the band of ±10 % around the target ({@link #band}).
+     *
+     * @param p99s     the p99s, ms
+     * @param targetMs the target, ms
+     * @return {within, over, under}
+     */
+    static int[] tally(double[] p99s, double targetMs) {
+        int[] t = new int[3];
+        for (double p : p99s) {
+            int where = band(p, targetMs);
+            t[where == 0 ? 0 : where > 0 ? 1 : 2]++;
+        }
+        return t;
+    }
+
+    /**
      * Formats block p99s with how many are within ±10 % of the target, and how many above and below.
      * A block without a completion (NaN: a stall) counts as over ({@link #band}).
      *
@@ -280,16 +296,12 @@ public final class ClosedLoopBench {
      */
     public static String describeBlocks(double[] blocks, double targetMs) {
         StringBuilder sb = new StringBuilder();
-        int in = 0;
-        int over = 0;
         for (double b : blocks) {
             sb.append(String.format(Locale.ROOT, " %5.1f", b));
-            int where = band(b, targetMs);
-            over += where > 0 ? 1 : 0;
-            in += where == 0 ? 1 : 0;
         }
-        return sb.append(String.format(Locale.ROOT, " | within ±10 %%: %d/%d, over: %d, under: %d", in, blocks.length,
-                over, blocks.length - in - over)).toString();
+        int[] t = tally(blocks, targetMs);
+        return sb.append(String.format(Locale.ROOT, " | within ±10 %%: %d/%d, over: %d, under: %d", t[0], blocks.length,
+                t[1], t[2])).toString();
     }
 
     /**

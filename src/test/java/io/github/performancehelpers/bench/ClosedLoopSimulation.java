@@ -464,17 +464,15 @@ public final class ClosedLoopSimulation {
             for (int s = 0; s < seeds; s++) {
                 Run r = arm instanceof Double rate ? runFixed(phase, 1000 + s, rate)
                         : run(phase, 1000 + s, 1, 1, false, PowerFlowController.ControlLaw.KNEE_AWARE, 60);
-                int runIn = 0;
-                for (double b : r.blockP99()) {
-                    all++;
-                    int where = ClosedLoopBench.band(b, 60);
-                    over += where > 0 ? 1 : 0;
-                    runIn += where == 0 ? 1 : 0;
+                int[] t = ClosedLoopBench.tally(r.blockP99(), 60);
+                all += r.blockP99().length;
+                in += t[0];
+                over += t[1];
+                everyBlock += t[0] == r.blockP99().length ? 1 : 0;
+                int[] a = ClosedLoopBench.tally(new double[] {r.p99After()}, 60);
+                for (int k = 0; k < 3; k++) {
+                    after[k] += a[k];
                 }
-                in += runIn;
-                everyBlock += runIn == r.blockP99().length ? 1 : 0;
-                int where = ClosedLoopBench.band(r.p99After(), 60);
-                after[where == 0 ? 0 : where > 0 ? 1 : 2]++;
                 gp += r.goodput();
             }
             System.out.printf(Locale.ROOT, "| %s | %d/%d | %d | %d | %d/%d | %d / %d / %d | %.0f |%n",
