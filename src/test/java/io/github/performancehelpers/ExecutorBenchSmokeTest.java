@@ -1,6 +1,7 @@
 package io.github.performancehelpers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.github.performancehelpers.bench.ClosedLoopBench;
@@ -76,5 +77,25 @@ class ExecutorBenchSmokeTest {
     void blocksAreJudgedAgainstTheBandAroundTheTarget() {
         String line = ClosedLoopBench.describeBlocks(new double[] {53.9, 54, 66, 66.1, Double.NaN}, 60);
         assertTrue(line.endsWith("| within ±10 %: 2/5, over: 2, under: 1"), line);
+    }
+
+    /**
+     * A phase long enough for two settled minutes or more gets them tabulated minute by minute;
+     * with one (the 120-s phase, whose minute is its "p99 after") or none the table has no such section.
+     */
+    @Test
+    void settledMinutesAreTabulatedWhenThePhaseHoldsTwoOrMore() {
+        ClosedLoopBench.Config config = ClosedLoopBench.Config.standard(180);
+        String heading = "latency p99 of each 60-s span of phase 2 after its first 60 s, ms:";
+        String two = ClosedLoopBench.table(config, List.of(result(new double[] {58, 70})));
+        assertTrue(two.contains(heading + "\nflowPool       58.0  70.0 | within ±10 %: 1/2, over: 1, under: 0\n"), two);
+        String one = ClosedLoopBench.table(config, List.of(result(new double[] {58})));
+        assertFalse(one.contains(heading), one);
+    }
+
+    private static ClosedLoopBench.Result result(double[] minutes) {
+        double[] windows = {50, 60};
+        return new ClosedLoopBench.Result("flowPool", 50, 60, 1, 190, 200, 500, 1_000, 70, windows,
+                new double[] {210, 215}, new double[] {60}, minutes);
     }
 }

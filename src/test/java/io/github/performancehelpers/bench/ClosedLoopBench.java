@@ -227,11 +227,20 @@ public final class ClosedLoopBench {
      *                      constant-rate contender, which admits less if offers run short)
      * @param blockP99      the latency p99 of every whole {@value #BLOCK}-window block of phase 2
      *                      after its first {@value #BLOCK} windows (the settling allowance), ms
+     * @param minuteP99     the latency p99 of every whole {@value #MINUTE}-window span of phase 2
+     *                      after its first {@value #MINUTE} windows, ms: the settled minutes a long
+     *                      phase holds (a 120-s phase holds one, its "p99 after")
      */
     public record Result(String name, double p99Before, double p99After, double settleSeconds, double goodput,
             double completed, double shedPerSecond, long shedTotal, double e2eP99After, double[] windowP99,
-            double[] windowRate, double[] blockP99) {
+            double[] windowRate, double[] blockP99, double[] minuteP99) {
     }
+
+    /**
+     * The span of a settled minute, in one-second windows: the "p99 after" of the default 120-s
+     * phases; phases of 180 s and more are also reported minute by minute after their first.
+     */
+    public static final int MINUTE = 60;
 
     /**
      * The length of a block, in one-second windows: the span of the "p99 after" of 20-s runs, over
@@ -571,7 +580,8 @@ public final class ClosedLoopBench {
         return new Result(r.name, p99(r.latency, phaseWindows - half, phaseWindows),
                 p99(r.latency, windows - half, windows), settle, good / phase2Seconds, done / phase2Seconds,
                 shedPhase2 / phase2Seconds, shedTotal, p99(r.endToEnd, windows - half, windows), perWindow,
-                r.rate.clone(), blocks(r.latency, phaseWindows + BLOCK, windows, BLOCK));
+                r.rate.clone(), blocks(r.latency, phaseWindows + BLOCK, windows, BLOCK),
+                blocks(r.latency, phaseWindows + MINUTE, windows, MINUTE));
     }
 
     /**
@@ -611,6 +621,14 @@ public final class ClosedLoopBench {
                     BLOCK, BLOCK));
             for (Result r : results) {
                 sb.append(String.format(Locale.ROOT, "%-13s", r.name())).append(describeBlocks(r.blockP99(), config.targetMs()))
+                        .append('\n');
+            }
+        }
+        if (results.get(0).minuteP99().length > 1) {
+            sb.append(String.format(Locale.ROOT, "%nlatency p99 of each %d-s span of phase 2 after its first %d s, ms:%n",
+                    MINUTE, MINUTE));
+            for (Result r : results) {
+                sb.append(String.format(Locale.ROOT, "%-13s", r.name())).append(describeBlocks(r.minuteP99(), config.targetMs()))
                         .append('\n');
             }
         }
