@@ -27,11 +27,21 @@ final class KneeAwareLaw {
     static final double BOUND_OVER = 1.50;
     /** The deepest cut of one observation. */
     static final double MAX_CUT = 0.50;
+    /**
+     * A reading over the target decides a cut only with this many samples above its quantile on
+     * average ({@code 3 / (1 − q)} samples in all: 300 for the p99). With fewer it is the largest
+     * sample or next to it, and one slow call puts it over the target.
+     */
+    static final double TAIL_SAMPLES = 3;
+    /** The most windows a sparse reading merges while it gathers samples. */
+    static final int MAX_WINDOWS = 30;
 
     private final double target;
     private final double quantile;
     private final double min;
     private final double max;
+    /** The samples a reading over the target needs to decide: {@code TAIL_SAMPLES / (1 − q)}. */
+    private final long enough;
 
     private final ArrayDeque<PowerHistogram.Snapshot> recent = new ArrayDeque<>();
     private double smoothed = Double.NaN;
@@ -42,6 +52,7 @@ final class KneeAwareLaw {
         this.quantile = quantile;
         this.min = min;
         this.max = max;
+        this.enough = (long) Math.ceil(TAIL_SAMPLES / (1 - quantile) - 1e-9);
     }
 
     /**
@@ -56,8 +67,16 @@ final class KneeAwareLaw {
      */
     double step(PowerHistogram.Snapshot window, double rate, double seconds, long demand) {
         recent.addLast(window);
-        while (recent.size() > WINDOWS) {
-            recent.removeFirst();
+        long held = 0;
+        for (PowerHistogram.Snapshot s : recent) {
+            held += s.count();
+        }
+        // Sparse: three windows at this rate hold too few samples for the quantile. The reading
+        // then keeps windows until they do.
+        boolean sparse = rate * seconds * WINDOWS < enough;
+        while (recent.size() > WINDOWS
+                && (!sparse || recent.size() > MAX_WINDOWS || held - recent.peekFirst().count() >= enough)) {
+            held -= recent.removeFirst().count();
         }
         PowerHistogram.Snapshot merged = null;
         for (PowerHistogram.Snapshot s : recent) {
@@ -70,9 +89,16 @@ final class KneeAwareLaw {
         // Loaded: work was offered at the rate or above, so the rate, not the demand, set how much
         // was admitted. Only a loaded window says anything about the downstream's capacity.
         boolean loaded = demand / seconds >= SATURATION * rate;
+        boolean saturated = loaded && throughput < SATURATION * rate;
         double next;
-        if (m > target) {
-            if (loaded && throughput < SATURATION * rate) {
+        if (m > target && sparse && held < enough && !saturated) {
+            // Too few samples for the quantile: one slow call (the service time's tail, a pause of
+            // the machine) reads over the target, at a rate far under any knee. Cutting and
+            // bounding the capacity on it kept the rate at a fifth of the capacity for minutes
+            // after a stall. Hold, and keep the windows to gather more; a saturated window acts.
+            next = rate;
+        } else if (m > target) {
+            if (saturated) {
                 // Saturated: the downstream completed less than was admitted. That is its capacity.
                 capacity = throughput;
                 next = Math.max(MAX_CUT * rate, Math.min(rate * target / m, KNEE * throughput));

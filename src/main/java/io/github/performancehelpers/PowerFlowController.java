@@ -859,7 +859,10 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     says) of this window merged with up to the two before it, since the last
          *     observation over the target (a decrease or a hold): about three times the samples
          *     of one window, so a window's 2nd-largest sample does not decide alone.
-         *     {@link #lastObservedP99()} is still the one window's reading.</li>
+         *     {@link #lastObservedP99()} is still the one window's reading. The reading is
+         *     <em>sparse</em> when three windows at {@code r} hold fewer than {@code 3 / (1 − q)}
+         *     samples (300 for the p99: under 100/s with one-second windows): it then keeps up to
+         *     30 windows until they hold that many.</li>
          * <li><b>Capacity.</b> A window is <em>loaded</em> when items were offered during it
          *     ({@link #submit} accepted or refused, or handed off directly) at {@code 0.9 × r} per
          *     second or more: the rate, not the demand, decided what was admitted. A loaded window
@@ -869,7 +872,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     over the ticker time since the previous {@link #observe} call (one second if the
          *     ticker did not move). Two readings correct {@code C} in between: a loaded window
          *     more than 1.5 × the target over that the downstream kept up with (not saturated,
-         *     {@code m} not falling) bounds it, {@code C = min(C, r)}, for the knee is below
+         *     {@code m} not falling, not sparse with too few samples) bounds it, {@code C = min(C, r)}, for the knee is below
          *     {@code r} (a saturated window that straddled a drop in capacity measures part of
          *     the old one; a window just over the target is as likely noise, and bounding on it
          *     would ratchet the rate down when the target is close to the service time's own
@@ -878,8 +881,12 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     one. A window that is not loaded (demand below the rate) teaches nothing about the
          *     capacity.</li>
          * <li><b>Decrease</b> ({@code m > targetP99}), then the merged windows are dropped (after
-         *     a hold too):
+         *     a hold too, except the sparse one):
          *     <ul>
+         *     <li>sparse, not saturated, and fewer than {@code 3 / (1 − q)} samples merged: hold
+         *         ({@code r' = r}), no capacity bound, and the windows are kept: such a reading is
+         *         the largest sample or next to it, and one slow call (the service time's tail, a
+         *         pause of the machine) puts it over the target at any rate;</li>
          *     <li>saturated: {@code r' = max(0.5 × r, min(r × targetP99 / m, 0.85 × C))}: to just
          *         under the measured capacity;</li>
          *     <li>not saturated and {@code m} lower than the previous observation's: hold

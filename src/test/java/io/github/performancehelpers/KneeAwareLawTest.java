@@ -102,11 +102,11 @@ class KneeAwareLawTest {
     /** Below the knee the fast climb stops at 0.85 × the measured capacity. */
     @Test
     void theFastClimbStopsAtTheKnee() {
-        PowerFlowController<String> flow = knee(100);
-        assertEquals(68, window(flow, 80, 80), 1e-9); // saturated: C = 80, knee 68
-        assertEquals(68 * 60 / 90.0, window(flow, 68, 90), 1e-9); // not saturated, rising: × 60 / 90
-        assertEquals(68 * 60 / 90.0 * 1.3, window(flow, 45, 30), 1e-9); // fast: + 30 %
-        assertEquals(68, window(flow, 58, 30), 1e-9); // 58.9 × 1.3 = 76.6, stopped at 68
+        PowerFlowController<String> flow = knee(200);
+        assertEquals(136, window(flow, 160, 80), 1e-9); // saturated: C = 160, knee 136
+        assertEquals(136 * 60 / 90.0, window(flow, 136, 90), 1e-9); // not saturated, rising: × 60 / 90
+        assertEquals(136 * 60 / 90.0 * 1.3, window(flow, 90, 30), 1e-9); // fast: + 30 %
+        assertEquals(136, window(flow, 117, 30), 1e-9); // 117.9 × 1.3 = 153.2, stopped at 136
     }
 
     // ------------------------------------------------------------ decrease
@@ -196,10 +196,77 @@ class KneeAwareLawTest {
     /** Over the target but falling, unsaturated: a backlog draining; the rate holds. */
     @Test
     void anOverTargetReadingThatFallsHolds() {
+        PowerFlowController<String> flow = knee(200);
+        assertEquals(120, window(flow, 200, 100), 1e-9);
+        assertEquals(120, window(flow, 120, 80), 1e-9); // falling: hold
+        assertEquals(90, window(flow, 120, 80), 1e-9); // no longer falling: × 60 / 80
+    }
+
+    // ------------------------------------------------------------ sparse readings
+
+    /**
+     * Under 100/s three one-second windows hold fewer than 300 samples, and their p99 is their
+     * largest sample or next to it: one slow call over the target neither cuts nor bounds the
+     * capacity. The rate holds while the reading gathers windows; from 199 samples the reading is
+     * the second largest, 15 ms, and the climb is the fast one (the capacity was never bounded).
+     * The law before cut to 25/s and bounded the capacity at 50/s.
+     */
+    @Test
+    void aSlowCallAmongTooFewSamplesHoldsAndTheReadingGathers() {
+        PowerFlowController<String> flow = knee(50);
+        flow.record(500);
+        assertEquals(50, window(flow, 49, 15), 1e-9); // 50 samples: p99 = 500, hold
+        for (int held = 100; held < 200; held += 50) {
+            assertEquals(50, window(flow, 50, 15), 1e-9, "held " + held); // still the largest: hold
+        }
+        assertEquals(Double.POSITIVE_INFINITY, flow.stats().capacityEstimate());
+        assertEquals(65, window(flow, 50, 15), 1e-9); // 200 samples: 2nd largest, 15 ms: + 30 %
+    }
+
+    /** At 100/s three windows hold 300 samples: the rule does not apply, and one slow call in the first window cuts and bounds. */
+    @Test
+    void fromOneHundredPerSecondTheReadingIsNotSparse() {
         PowerFlowController<String> flow = knee(100);
-        assertEquals(60, window(flow, 100, 100), 1e-9);
-        assertEquals(60, window(flow, 60, 80), 1e-9); // falling: hold
-        assertEquals(45, window(flow, 60, 80), 1e-9); // no longer falling: × 60 / 80
+        flow.record(500);
+        assertEquals(50, window(flow, 99, 15), 1e-9); // 100 samples: p99 = 500, × max(0.5, 60 / 500)
+        assertEquals(100, flow.stats().capacityEstimate(), 1e-9);
+    }
+
+    /** A saturated window acts at once, however few its samples: the downstream did less than was admitted. */
+    @Test
+    void aSaturatedWindowActsHoweverFewItsSamples() {
+        PowerFlowController<String> flow = knee(50);
+        assertEquals(25, window(flow, 20, 300), 1e-9); // max(25, min(10, 0.85 × 20))
+        assertEquals(20, flow.stats().capacityEstimate(), 1e-9);
+    }
+
+    /**
+     * The trap of {@code KneeAwareLawTrapProbe}: the law alone at 50/s, one 500-ms call in its
+     * first window, then lognormal service times (median 15 ms, sigma 0.5) with no knee at any
+     * rate. It climbs past 200/s within 120 windows for every seed; the law before did for none
+     * of 40.
+     */
+    @Test
+    void aStallAtALowRateIsNotATrap() {
+        for (int seed = 0; seed < 10; seed++) {
+            KneeAwareLaw law = new KneeAwareLaw(60, 0.99, 10.7, 1067);
+            PowerHistogram h = PowerHistogram.builder().build();
+            java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+            h.record(500);
+            for (int i = 1; i < 50; i++) {
+                h.record(15);
+            }
+            double rate = law.step(h.snapshotAndReset(), 50, 1.0, 700);
+            double highest = rate;
+            for (int t = 0; t < 120; t++) {
+                for (long i = Math.round(rate); i > 0; i--) {
+                    h.record(15 * Math.exp(0.5 * random.nextGaussian()));
+                }
+                rate = law.step(h.snapshotAndReset(), rate, 1.0, 700);
+                highest = Math.max(highest, rate);
+            }
+            assertTrue(highest >= 200, "seed " + seed + ": highest " + highest);
+        }
     }
 
     /** Saturation is judged on the ticker's time since the previous observation: 100 completions over 2 s at 100/s is saturated. */
