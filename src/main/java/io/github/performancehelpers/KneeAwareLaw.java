@@ -11,7 +11,7 @@ import java.util.ArrayDeque;
  */
 final class KneeAwareLaw {
 
-    /** How many one-observation windows the smoothed reading merges. */
+    /** How many one-observation windows the smoothed reading merges (more while it is sparse). */
     static final int WINDOWS = 3;
     /** Relative increase per observation at full headroom, below the knee. */
     static final double FAST_INCREASE = 0.30;
@@ -28,9 +28,11 @@ final class KneeAwareLaw {
     /** The deepest cut of one observation. */
     static final double MAX_CUT = 0.50;
     /**
-     * A reading over the target decides a cut only with this many samples above its quantile on
-     * average ({@code 3 / (1 − q)} samples in all: 300 for the p99). With fewer it is the largest
-     * sample or next to it, and one slow call puts it over the target.
+     * At a rate where three windows hold fewer than this many samples above the quantile on
+     * average ({@code 3 / (1 − q)} samples in all: 300 for the p99), a reading over the target
+     * decides a cut only once the merged windows hold that many, or {@link #MAX_WINDOWS} of them.
+     * With fewer it is the largest sample or next to it, and one slow call puts it over the
+     * target. Not applied for {@code q = 1}, whose reading is always the largest sample.
      */
     static final double TAIL_SAMPLES = 3;
     /** The most windows a sparse reading merges while it gathers samples. */
@@ -52,7 +54,7 @@ final class KneeAwareLaw {
         this.quantile = quantile;
         this.min = min;
         this.max = max;
-        this.enough = (long) Math.ceil(TAIL_SAMPLES / (1 - quantile) - 1e-9);
+        this.enough = quantile < 1 ? (long) Math.ceil(TAIL_SAMPLES / (1 - quantile) - 1e-9) : 0;
     }
 
     /**
@@ -91,7 +93,7 @@ final class KneeAwareLaw {
         boolean loaded = demand / seconds >= SATURATION * rate;
         boolean saturated = loaded && throughput < SATURATION * rate;
         double next;
-        if (m > target && sparse && held < enough && !saturated) {
+        if (m > target && sparse && held < enough && recent.size() < MAX_WINDOWS && !saturated) {
             // Too few samples for the quantile: one slow call (the service time's tail, a pause of
             // the machine) reads over the target, at a rate far under any knee. Cutting and
             // bounding the capacity on it kept the rate at a fifth of the capacity for minutes

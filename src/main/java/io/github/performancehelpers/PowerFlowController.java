@@ -817,7 +817,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * @param controlLaw    the control law ({@link Builder#controlLaw(ControlLaw)})
      * @param smoothedP99   under {@link ControlLaw#KNEE_AWARE}, the smoothed reading the last
      *                      observation acted on (the quantile of up to the last three windows
-     *                      merged), milliseconds; {@link Double#NaN} before the first observation
+     *                      merged; up to thirty while the reading is sparse), milliseconds; {@link Double#NaN} before the first observation
      *                      and under {@link ControlLaw#PI}
      * @param capacityEstimate under {@link ControlLaw#KNEE_AWARE}, the downstream's capacity as
      *                      the law estimates it (the completions per second of the last saturated
@@ -861,8 +861,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     of one window, so a window's 2nd-largest sample does not decide alone.
          *     {@link #lastObservedP99()} is still the one window's reading. The reading is
          *     <em>sparse</em> when three windows at {@code r} hold fewer than {@code 3 / (1 − q)}
-         *     samples (300 for the p99: under 100/s with one-second windows): it then keeps up to
-         *     30 windows until they hold that many.</li>
+         *     samples (300 for the p99: under 100/s with one-second windows; never for
+         *     {@code q = 1}): it then keeps up to 30 windows until they hold that many.</li>
          * <li><b>Capacity.</b> A window is <em>loaded</em> when items were offered during it
          *     ({@link #submit} accepted or refused, or handed off directly) at {@code 0.9 × r} per
          *     second or more: the rate, not the demand, decided what was admitted. A loaded window
@@ -883,7 +883,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * <li><b>Decrease</b> ({@code m > targetP99}), then the merged windows are dropped (after
          *     a hold too, except the sparse one):
          *     <ul>
-         *     <li>sparse, not saturated, and fewer than {@code 3 / (1 − q)} samples merged: hold
+         *     <li>sparse, not saturated, and fewer than {@code 3 / (1 − q)} samples in fewer than
+         *         30 merged windows: hold
          *         ({@code r' = r}), no capacity bound, and the windows are kept: such a reading is
          *         the largest sample or next to it, and one slow call (the service time's tail, a
          *         pause of the machine) puts it over the target at any rate;</li>

@@ -223,6 +223,16 @@ class KneeAwareLawTest {
         assertEquals(65, window(flow, 50, 15), 1e-9); // 200 samples: 2nd largest, 15 ms: + 30 %
     }
 
+    /** At 5/s thirty windows hold 150 samples: the reading holds no longer than thirty windows, then cuts on them. */
+    @Test
+    void aSparseReadingDecidesAfterThirtyWindows() {
+        PowerFlowController<String> flow = knee(5);
+        for (int w = 1; w < KneeAwareLaw.MAX_WINDOWS; w++) {
+            assertEquals(5, window(flow, 5, 100), 1e-9, "window " + w); // 100 ms > 60, too few samples: hold
+        }
+        assertEquals(3, window(flow, 5, 100), 1e-9); // thirty windows: × max(0.5, 60 / 100)
+    }
+
     /** At 100/s three windows hold 300 samples: the rule does not apply, and one slow call in the first window cuts and bounds. */
     @Test
     void fromOneHundredPerSecondTheReadingIsNotSparse() {
