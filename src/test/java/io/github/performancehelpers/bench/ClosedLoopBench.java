@@ -617,20 +617,10 @@ public final class ClosedLoopBench {
             sb.append('\n');
         }
         if (results.get(0).blockP99().length > 0) {
-            sb.append(String.format(Locale.ROOT, "%nlatency p99 of each %d-s block of phase 2 after its first %d s, ms:%n",
-                    BLOCK, BLOCK));
-            for (Result r : results) {
-                sb.append(String.format(Locale.ROOT, "%-13s", r.name())).append(describeBlocks(r.blockP99(), config.targetMs()))
-                        .append('\n');
-            }
+            appendSpans(sb, config, results, "block", BLOCK, Result::blockP99);
         }
         if (results.get(0).minuteP99().length > 1) {
-            sb.append(String.format(Locale.ROOT, "%nlatency p99 of each %d-s span of phase 2 after its first %d s, ms:%n",
-                    MINUTE, MINUTE));
-            for (Result r : results) {
-                sb.append(String.format(Locale.ROOT, "%-13s", r.name())).append(describeBlocks(r.minuteP99(), config.targetMs()))
-                        .append('\n');
-            }
+            appendSpans(sb, config, results, "span", MINUTE, Result::minuteP99);
         }
         sb.append("\nadmission rate at the end of each second, tasks/s:\n");
         for (Result r : results) {
@@ -644,6 +634,17 @@ public final class ClosedLoopBench {
             sb.append('\n');
         }
         return sb.toString();
+    }
+
+    /** Appends one line per contender: the p99 of each span of phase 2 after its first, judged against the band. */
+    private static void appendSpans(StringBuilder sb, Config config, List<Result> results, String span, int seconds,
+            java.util.function.Function<Result, double[]> p99s) {
+        sb.append(String.format(Locale.ROOT, "%nlatency p99 of each %d-s %s of phase 2 after its first %d s, ms:%n",
+                seconds, span, seconds));
+        for (Result r : results) {
+            sb.append(String.format(Locale.ROOT, "%-13s", r.name())).append(describeBlocks(p99s.apply(r), config.targetMs()))
+                    .append('\n');
+        }
     }
 
     /**
