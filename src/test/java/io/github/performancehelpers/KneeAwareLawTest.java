@@ -259,22 +259,7 @@ class KneeAwareLawTest {
     @Test
     void aStallAtALowRateIsNotATrap() {
         for (int seed = 0; seed < 10; seed++) {
-            KneeAwareLaw law = new KneeAwareLaw(60, 0.99, 10.7, 1067);
-            PowerHistogram h = PowerHistogram.builder().build();
-            java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
-            h.record(500);
-            for (int i = 1; i < 50; i++) {
-                h.record(15);
-            }
-            double rate = law.step(h.snapshotAndReset(), 50, 1.0, 700);
-            double highest = rate;
-            for (int t = 0; t < 120; t++) {
-                for (long i = Math.round(rate); i > 0; i--) {
-                    h.record(15 * Math.exp(0.5 * random.nextGaussian()));
-                }
-                rate = law.step(h.snapshotAndReset(), rate, 1.0, 700);
-                highest = Math.max(highest, rate);
-            }
+            double highest = KneeAwareLawTrapProbe.run(seed, 50)[0];
             assertTrue(highest >= 200, "seed " + seed + ": highest " + highest);
         }
     }

@@ -23,6 +23,33 @@ public final class KneeAwareLawTrapProbe {
     }
 
     /**
+     * One seed: the stall at {@code start}, then 120 windows.
+     *
+     * @param seed  the service-time seed
+     * @param start the starting rate, per second
+     * @return {the highest rate the law set, the rate after the last window}, per second
+     */
+    static double[] run(long seed, double start) {
+        KneeAwareLaw law = new KneeAwareLaw(60, 0.99, 10.7, 1067);
+        PowerHistogram h = PowerHistogram.builder().build();
+        SplittableRandom random = new SplittableRandom(seed);
+        h.record(500);
+        for (int i = 1; i < start; i++) {
+            h.record(15);
+        }
+        double rate = law.step(h.snapshotAndReset(), start, 1.0, 700);
+        double highest = rate;
+        for (int t = 0; t < 120; t++) {
+            for (long i = Math.round(rate); i > 0; i--) {
+                h.record(15 * Math.exp(0.5 * random.nextGaussian()));
+            }
+            rate = law.step(h.snapshotAndReset(), rate, 1.0, 700);
+            highest = Math.max(highest, rate);
+        }
+        return new double[] {highest, rate};
+    }
+
+    /**
      * Runs the probe and prints how many seeds climbed out.
      *
      * @param args optional: seeds (default 40), starting rate per second (default 50)
@@ -33,25 +60,9 @@ public final class KneeAwareLawTrapProbe {
         int escaped = 0;
         double sum = 0;
         for (int seed = 0; seed < seeds; seed++) {
-            KneeAwareLaw law = new KneeAwareLaw(60, 0.99, 10.7, 1067);
-            PowerHistogram h = PowerHistogram.builder().build();
-            SplittableRandom random = new SplittableRandom(seed);
-            h.record(500);
-            for (int i = 1; i < start; i++) {
-                h.record(15);
-            }
-            double rate = law.step(h.snapshotAndReset(), start, 1.0, 700);
-            boolean out = false;
-            for (int t = 0; t < 120; t++) {
-                long n = Math.round(rate);
-                for (long i = 0; i < n; i++) {
-                    h.record(15 * Math.exp(0.5 * random.nextGaussian()));
-                }
-                rate = law.step(h.snapshotAndReset(), rate, 1.0, 700);
-                out |= rate >= 200;
-            }
-            escaped += out ? 1 : 0;
-            sum += rate;
+            double[] run = run(seed, start);
+            escaped += run[0] >= 200 ? 1 : 0;
+            sum += run[1];
         }
         System.out.printf(Locale.ROOT, "from %.0f/s: reached 200/s within 120 s in %d of %d seeds; mean rate at 120 s %.0f/s%n",
                 start, escaped, seeds, sum / seeds);
