@@ -817,8 +817,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * @param controlLaw    the control law ({@link Builder#controlLaw(ControlLaw)})
      * @param smoothedP99   under {@link ControlLaw#KNEE_AWARE}, the smoothed reading the last
      *                      observation acted on (the quantile of up to the last three windows
-     *                      merged; up to thirty while the reading is sparse), milliseconds; {@link Double#NaN} before the first observation
-     *                      and under {@link ControlLaw#PI}
+     *                      merged; up to thirty while the reading is sparse), milliseconds;
+     *                      {@link Double#NaN} before the first observation and under
+     *                      {@link ControlLaw#PI}
      * @param capacityEstimate under {@link ControlLaw#KNEE_AWARE}, the downstream's capacity as
      *                      the law estimates it (the completions per second of the last saturated
      *                      window, corrected as {@link ControlLaw#KNEE_AWARE} describes), per
@@ -872,8 +873,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     over the ticker time since the previous {@link #observe} call (one second if the
          *     ticker did not move). Two readings correct {@code C} in between: a loaded window
          *     more than 1.5 × the target over that the downstream kept up with (not saturated,
-         *     {@code m} not falling, not sparse with too few samples) bounds it, {@code C = min(C, r)}, for the knee is below
-         *     {@code r} (a saturated window that straddled a drop in capacity measures part of
+         *     {@code m} not falling, not sparse with too few samples) bounds it,
+         *     {@code C = min(C, r)}, for the knee is below {@code r} (a saturated window that straddled a drop in capacity measures part of
          *     the old one; a window just over the target is as likely noise, and bounding on it
          *     would ratchet the rate down when the target is close to the service time's own
          *     p99); and a window at or under the target at {@code r > C} raises it,
