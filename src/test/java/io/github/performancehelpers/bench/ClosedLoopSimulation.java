@@ -155,6 +155,8 @@ public final class ClosedLoopSimulation {
      * that straddles the step sees part of each capacity.
      */
     private static long stepOffsetNanos;
+    /** The length of the blocks the runs report ({@link Run#blockP99()}), windows. */
+    private static int blockWindows = ClosedLoopBench.BLOCK;
 
     private static Run simulate(int phaseSeconds, long seed, double targetMs, FakeTicker ticker, Loop flow) {
         ClosedLoopBench.Config c = ClosedLoopBench.Config.standard(phaseSeconds);
@@ -224,7 +226,7 @@ public final class ClosedLoopSimulation {
             g += good[w];
             d += done[w];
         }
-        int block = ClosedLoopBench.BLOCK;
+        int block = blockWindows;
         double[] blocks = new double[Math.max(0, (phaseSeconds - block) / block)];
         for (int b = 0; b < blocks.length; b++) {
             int from = phaseSeconds + block * (b + 1);
@@ -329,14 +331,19 @@ public final class ClosedLoopSimulation {
      *
      * @param args optional: number of seeds (default 20); how many ms into phase 2's first window
      *             the capacity halves (default 0); {@code knee} to run only the knee-aware rows
-     *             and the trace, or {@code blocks} to compare the law with constant rates block by
-     *             block over 120-s phases
+     *             and the trace, {@code blocks} to compare the law with constant rates block by
+     *             block over 120-s phases, or {@code minutes} (then optionally the phase length,
+     *             default 720 s) to compare them minute by minute over long phases
      */
     public static void main(String[] args) {
         int seeds = args.length > 0 && !args[0].startsWith("${") ? Integer.parseInt(args[0]) : 20;
         stepOffsetNanos = args.length > 1 ? (long) (Double.parseDouble(args[1]) * 1e6) : 0L;
         boolean kneeOnly = args.length > 2 && args[2].equals("knee");
         System.out.println("the capacity halves " + stepOffsetNanos / 1_000_000 + " ms into phase 2's first window");
+        if (args.length > 2 && args[2].equals("minutes")) {
+            minutes(seeds, args.length > 3 ? Integer.parseInt(args[3]) : 720);
+            return;
+        }
         if (args.length > 2 && args[2].equals("blocks")) {
             blocks(seeds);
             return;
@@ -479,6 +486,37 @@ public final class ClosedLoopSimulation {
                     arm instanceof Double rate ? String.format(Locale.ROOT, "constant %.0f/s", rate) : arm, in, all, over,
                     all - in - over, everyBlock, seeds, after[0], after[1], after[2], gp / seeds);
         }
+    }
+
+    /**
+     * Long runs, minute by minute: phases of {@code phase} seconds, the p99 of every minute of
+     * phase 2 after its first (as {@link ClosedLoopBench} prints them for phases of two minutes or
+     * more), for the knee-aware law and for constant rates (no loop).
+     */
+    private static void minutes(int seeds, int phase) {
+        blockWindows = ClosedLoopBench.MINUTE;
+        System.out.println("| arm | minutes within ±10 % / over / under | runs with every minute within | goodput /s |");
+        System.out.println("|---|---|---:|---:|");
+        List<Object> arms = new ArrayList<>(List.of("knee-aware", 205.0, 210.0, 215.0, 220.0));
+        for (Object arm : arms) {
+            int[] t = new int[3];
+            int everyMinute = 0;
+            double gp = 0;
+            for (int s = 0; s < seeds; s++) {
+                Run r = arm instanceof Double rate ? runFixed(phase, 1000 + s, rate)
+                        : run(phase, 1000 + s, 1, 1, false, PowerFlowController.ControlLaw.KNEE_AWARE, 60);
+                int[] a = ClosedLoopBench.tally(r.blockP99(), 60);
+                for (int k = 0; k < 3; k++) {
+                    t[k] += a[k];
+                }
+                everyMinute += a[0] == r.blockP99().length ? 1 : 0;
+                gp += r.goodput();
+            }
+            System.out.printf(Locale.ROOT, "| %s | %d / %d / %d | %d/%d | %.0f |%n",
+                    arm instanceof Double rate ? String.format(Locale.ROOT, "constant %.0f/s", rate) : arm,
+                    t[0], t[1], t[2], everyMinute, seeds, gp / seeds);
+        }
+        blockWindows = ClosedLoopBench.BLOCK;
     }
 
     private static void trace(int phase, long seed) {
