@@ -707,6 +707,14 @@ public final class PowerFlowController<T> implements AutoCloseable {
         return kneeLaw == null ? servo.saturated() : r <= minRate || r >= maxRate;
     }
 
+    /**
+     * Under {@link ControlLaw#KNEE_AWARE}, whether the law is trimming (moving the rate once per
+     * block of windows); false under the PI law. Read without the loop's lock: for tests.
+     */
+    boolean kneeTrimming() {
+        return kneeLaw != null && kneeLaw.trimming();
+    }
+
     /** Same as {@link #loopSaturated(double)} for the rate in force. */
     boolean loopSaturated() {
         return loopSaturated(rate);
@@ -903,6 +911,22 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     25 % or more under the target, shrinking linearly to 0 at the target. Near the
          *     knee, {@code 0.85 × C ≤ r ≤ C / 0.85}, {@code r' = r × (1 + 0.02 × h)}; elsewhere
          *     {@code r' = r × (1 + 0.3 × h)}, but not past {@code 0.85 × C} from below.</li>
+         * <li><b>Trimming.</b> When a reading over the target (up to {@code 2 × targetP99}, not
+         *     saturated, not sparse) comes right after an increase near the knee,
+         *     {@code 0.85 × C ≤ r ≤ C / 0.85}, the slow climb has reached the target, and the law
+         *     trims instead of cutting: {@code r' = r × s(m)}, with the step
+         *     {@code s(x) = (0.95 × targetP99 / x)^(1/6)} bounded to {@code [0.85, 1.03]}. From
+         *     then the rate moves once per block of 10 windows (more while the block holds fewer
+         *     than {@code 10 / (1 − q)} samples, at most 60), by {@code s} of the block's
+         *     reading; a block at or under the target above {@code C} raises {@code C} to
+         *     {@code r'}. Between block ends the rate holds. A saturated window, or a reading over
+         *     {@code 2 × targetP99} that is not sparse, ends trimming, and the steps above apply
+         *     to it. Why: one reading of three windows is noisy near the knee (a slow second of
+         *     the downstream or of the machine puts it over), and cutting on each and climbing
+         *     back left a settled minute outside ±10 % of the target three times in ten; a block
+         *     of ten windows holds over a thousand samples, and the step assumes the p99 moves
+         *     six times as much as the rate there. The aim, 95 % of the target, is because a
+         *     minute's p99 at a steady rate scatters more above its middle than below.</li>
          * <li>{@code r'} is clamped into {@code [minRate, maxRate]}.</li>
          * </ol>
          * <p>Why: a queueing downstream's p99 stays near the service time's own p99 up to

@@ -162,10 +162,10 @@ class KneeAwareLawTest {
     @Test
     void anOverTargetWindowBelowTheMeasuredKneeLowersTheCapacity() {
         PowerFlowController<String> flow = knee(1000);
-        assertEquals(500, window(flow, 400, 300), 1e-9); // saturated: C = 400, cut by half
+        assertEquals(500, window(flow, 600, 300), 1e-9); // saturated: C = 600, cut by half
         assertEquals(250, window(flow, 500, 400), 1e-9); // kept up, rising: × max(0.5, 60 / 400)
-        assertEquals(400, flow.stats().capacityEstimate(), 1e-9); // min(400, 500)
-        assertEquals(325, window(flow, 250, 30), 1e-9); // fast: + 30 %, under 0.85 × 400 = 340
+        assertEquals(500, flow.stats().capacityEstimate(), 1e-9); // min(600, 500)
+        assertEquals(325, window(flow, 250, 30), 1e-9); // fast: + 30 %, under 0.85 × 500 = 425
         double cut = window(flow, 325, 100); // kept up, 100 > 1.5 × 60: × 60 / 100 (the bucket's 1 %)
         assertEquals(195, cut, 195 * 0.01);
         assertEquals(325, flow.stats().capacityEstimate(), 1e-9); // the knee is below 325
@@ -284,6 +284,149 @@ class KneeAwareLawTest {
         PowerFlowController<String> low = PowerFlowController.<String>builder().rate(1.5).minRate(1).maxRate(1000)
                 .targetP99(60).controlLaw(ControlLaw.KNEE_AWARE).ticker(t).build();
         assertEquals(1, window(low, 1, 600), 1e-9);
+    }
+
+    // ------------------------------------------------------------ trimming
+
+    /** The trim step for a reading: (0.95 × 60 / reading)^(1 / 6), within [0.85, 1.03]. */
+    private static double trimStep(double reading) {
+        return Math.max(0.85, Math.min(1.03, Math.pow(57 / reading, 1 / 6.0)));
+    }
+
+    /**
+     * Climbs near a measured capacity of 160/s: 200/s saturated (C = 160, cut to 136), then one
+     * window of 136 samples of 40 ms (+ 2 %, to 138.72/s). Returns the flow, still climbing.
+     */
+    private PowerFlowController<String> climbingNearTheKnee() {
+        PowerFlowController<String> flow = knee(200);
+        assertEquals(136, window(flow, 160, 80), 1e-9);
+        assertEquals(138.72, window(flow, 136, 40), 1e-9);
+        return flow;
+    }
+
+    /**
+     * The slow climb near the knee reads over the target: the law trims. It steps by
+     * (57 / 66)^(1 / 6) = 0.976, not by 60 / 66 = 0.909 as a cut would, and then holds the rate
+     * through nine windows of 100 ms, up to twice the target (without trimming the first of them
+     * cut by 60 / 100 and bounded the capacity at the rate).
+     */
+    @Test
+    void theSlowClimbReachingTheTargetTrims() {
+        PowerFlowController<String> flow = climbingNearTheKnee();
+        double trimmed = window(flow, 139, 66);
+        assertEquals(138.72 * trimStep(66), trimmed, 138.72 * 0.002);
+        assertTrue(flow.kneeTrimming());
+        for (int w = 1; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
+            assertEquals(trimmed, window(flow, 135, 100), 1e-9, "window " + w); // 100 ms: hold
+        }
+        assertEquals(160, flow.stats().capacityEstimate(), 1e-9);
+    }
+
+    /**
+     * A trim block of ten windows moves the rate once, on the block's reading: here 1,350 samples
+     * of which 135 (one window) at 100 ms, the rest at 40 ms: the p99 is 100 ms, a step of 0.911.
+     * The next block of 46 ms steps up by the bound, 3 %.
+     */
+    @Test
+    void aTrimBlockMovesTheRateOnceOnItsReading() {
+        PowerFlowController<String> flow = climbingNearTheKnee();
+        double r = window(flow, 139, 66);
+        assertEquals(r, window(flow, 135, 100), 1e-9);
+        for (int w = 2; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
+            assertEquals(r, window(flow, 135, 40), 1e-9, "window " + w);
+        }
+        double down = window(flow, 135, 40);
+        assertEquals(r * trimStep(100), down, r * trimStep(100) * 0.002);
+        for (int w = 1; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
+            assertEquals(down, window(flow, 135, 40), 1e-9, "window " + w);
+        }
+        assertEquals(down * 1.03, window(flow, 135, 46), 1e-9); // (57 / 46)^(1 / 6) = 1.036, bounded
+        assertTrue(flow.kneeTrimming());
+        flow.reset();
+        assertFalse(flow.kneeTrimming());
+    }
+
+    /**
+     * A block decides on {@code 10 / (1 − q)} samples, 1,000 for the p99: with 80 completions a
+     * window (the demand fell under the rate) ten windows hold 800, and the block runs on to the
+     * 13th window (1,040).
+     */
+    @Test
+    void aTrimBlockGathersOneThousandSamples() {
+        PowerFlowController<String> flow = knee(150);
+        assertEquals(102, window(flow, 120, 80), 1e-9); // saturated: C = 120, 0.85 × 120
+        assertEquals(104.04, window(flow, 102, 40), 1e-9);
+        double r = window(flow, 104, 66); // trims
+        assertEquals(104.04 * trimStep(66), r, 104.04 * 0.002);
+        for (int w = 1; w < 13; w++) {
+            assertEquals(r, idleWindow(flow, 80, 40, 1), 1e-9, "window " + w);
+        }
+        assertEquals(r * 1.03, idleWindow(flow, 80, 40, 1), 1e-9); // 13 × 80 = 1,040 samples
+    }
+
+    /**
+     * A block reading under 0.75 × the target ends trimming: the downstream does more now. The
+     * block steps up by 3 %, and the climb resumes; it trims again where it next reads over.
+     */
+    @Test
+    void aBlockFarUnderTheTargetEndsTrimming() {
+        PowerFlowController<String> flow = climbingNearTheKnee();
+        double r = window(flow, 139, 66);
+        for (int w = 1; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
+            assertEquals(r, window(flow, 135, 44), 1e-9, "window " + w);
+        }
+        assertEquals(r * 1.03, window(flow, 135, 44), 1e-9); // 44 < 45: + 3 %, and trimming ends
+        assertFalse(flow.kneeTrimming());
+        assertEquals(r * 1.03 * 1.02, window(flow, 140, 30), 1e-9); // near the knee: + 2 %
+        double again = window(flow, 143, 70); // over the target after an increase: trims again
+        assertEquals(r * 1.03 * 1.02 * trimStep(70), again, again * 0.002);
+        assertTrue(flow.kneeTrimming());
+    }
+
+    /**
+     * A window that completes more than the capacity estimate raises it to its completions: the
+     * downstream did that much. A pause of the machine makes a window saturated and measures the
+     * pause; the backlog it left drains in the next window, and the estimate follows.
+     */
+    @Test
+    void completionsAboveTheEstimateRaiseIt() {
+        PowerFlowController<String> flow = knee(200);
+        assertEquals(100, window(flow, 100, 500), 1e-9); // saturated: C = 100, max(100, min(24, 85))
+        assertEquals(100, flow.stats().capacityEstimate(), 1e-9);
+        assertEquals(100, window(flow, 280, 70), 1e-9); // 280 completed: C = 280; falling: hold
+        assertEquals(280, flow.stats().capacityEstimate(), 1e-9);
+        assertEquals(130, window(flow, 100, 30), 1e-9); // under 0.85 × 280: the fast climb, + 30 %
+    }
+
+    /** A saturated window ends trimming: the downstream did less than was admitted, and the law cuts to just under it. */
+    @Test
+    void aSaturatedWindowEndsTrimming() {
+        PowerFlowController<String> flow = climbingNearTheKnee();
+        double r = window(flow, 139, 66);
+        assertTrue(flow.kneeTrimming());
+        assertEquals(85, window(flow, 100, 70), 1e-9); // 100 < 0.9 × r: C = 100; max(r / 2, min(r × 60 / 70, 85))
+        assertFalse(flow.kneeTrimming());
+        assertEquals(100, flow.stats().capacityEstimate(), 1e-9);
+        assertTrue(r > 130);
+    }
+
+    /** A reading more than twice the target ends trimming too, and cuts by target / p99, at most half. */
+    @Test
+    void aReadingTwiceTheTargetEndsTrimming() {
+        PowerFlowController<String> flow = climbingNearTheKnee();
+        double r = window(flow, 139, 66);
+        assertEquals(r, window(flow, 135, 100), 1e-9); // 100 ms, up to 2 × 60: hold
+        assertEquals(r / 2, window(flow, 135, 300), 1e-9); // 300 ms: × max(0.5, 60 / 300)
+        assertFalse(flow.kneeTrimming());
+    }
+
+    /** A reading over the target right after a cut is not the climb's: the law cuts as before, and does not trim. */
+    @Test
+    void aReadingOverTheTargetAfterACutDoesNotTrim() {
+        PowerFlowController<String> flow = knee(200);
+        assertEquals(136, window(flow, 160, 80), 1e-9); // saturated: C = 160
+        assertEquals(136 * 60 / 90.0, window(flow, 136, 90), 1e-9);
+        assertFalse(flow.kneeTrimming());
     }
 
     // ------------------------------------------------------------ smoothing and state
