@@ -63,11 +63,18 @@ final class KneeAwareLaw {
     static final double TRIM_UP = 0.03;
     /** The largest trim step down, as a share of the rate. */
     static final double TRIM_DOWN = 0.15;
+    /**
+     * A loaded window at least this long, seconds, that completed more per second than the
+     * capacity estimate raises the estimate to its completions per second. A shorter window's
+     * count is mostly the calls in flight at its edges.
+     */
+    static final double RAISE_SECONDS = 0.5;
     /** A trim block reading under this share of the target ends trimming: the climb resumes. */
     static final double TRIM_EXIT = 0.75;
     /**
-     * Trimming ends, and the law's cuts apply, on a saturated window or on a reading (not sparse)
-     * this many times the target: the downstream changed, not the noise.
+     * Trimming ends, and the law's cuts apply, on a reading over the target from a saturated
+     * window, or on a reading this many times the target (not from too few samples): the
+     * downstream changed, not the noise.
      */
     static final double TRIM_LEAVE = 2.0;
 
@@ -135,16 +142,18 @@ final class KneeAwareLaw {
         // was admitted. Only a loaded window says anything about the downstream's capacity.
         boolean loaded = demand / seconds >= SATURATION * rate;
         boolean saturated = loaded && throughput < SATURATION * rate;
-        if (throughput > capacity) {
+        if (loaded && seconds >= RAISE_SECONDS && throughput > capacity) {
             // The downstream completed more than the estimate: it can. A saturated window during a
             // pause of the machine measured the pause, not the downstream; the backlog it left
             // drains in the next window, above the estimate.
             capacity = throughput;
         }
+        // Too few samples for the quantile to decide a cut (see the hold below).
+        boolean tooFew = sparse && held < enough && recent.size() < MAX_WINDOWS;
         boolean wasClimbing = climbing;
         climbing = false;
         if (trimming) {
-            if (!saturated && (sparse || m <= TRIM_LEAVE * target)) {
+            if (m <= target || !(saturated || (m > TRIM_LEAVE * target && !tooFew))) {
                 return trim(window, rate);
             }
             trimming = false; // the downstream changed: the law's cut below
@@ -161,7 +170,7 @@ final class KneeAwareLaw {
             return clamp(rate * trimFactor(m));
         }
         double next;
-        if (m > target && sparse && held < enough && recent.size() < MAX_WINDOWS && !saturated) {
+        if (m > target && tooFew && !saturated) {
             // Too few samples for the quantile: one slow call (the service time's tail, a pause of
             // the machine) reads over the target, at a rate far under any knee. Cutting and
             // bounding the capacity on it kept the rate at a fifth of the capacity for minutes
@@ -218,7 +227,7 @@ final class KneeAwareLaw {
             return clamp(rate);
         }
         double reading = PowerFlowController.observedQuantile(block, quantile);
-        double next = rate * trimFactor(reading);
+        double next = clamp(rate * trimFactor(reading));
         block = null;
         blockWindows = 0;
         if (reading < TRIM_EXIT * target) {
@@ -227,10 +236,10 @@ final class KneeAwareLaw {
             trimming = false;
             climbing = true;
         }
-        if (next > capacity) {
+        if (reading <= target && next > capacity) {
             capacity = next; // under the target above the estimate: the downstream does more
         }
-        return clamp(next);
+        return next;
     }
 
     /** The trim step for a reading: {@code (aim / reading)^(1 / elasticity)}, bounded. */
@@ -251,7 +260,8 @@ final class KneeAwareLaw {
     /**
      * The capacity estimate, per second: measured by the last saturated window, bounded by the
      * rate of a window more than {@link #BOUND_OVER} × the target over that the downstream kept
-     * up with, raised to a rate at or under the target above it; +Infinity before any of these.
+     * up with, raised to a rate at or under the target above it (or a trim block's rate) and to
+     * the completions per second of a window that completed more; +Infinity before any of these.
      */
     double capacity() {
         return capacity;

@@ -825,7 +825,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * @param controlLaw    the control law ({@link Builder#controlLaw(ControlLaw)})
      * @param smoothedP99   under {@link ControlLaw#KNEE_AWARE}, the smoothed reading the last
      *                      observation acted on (the quantile of up to the last three windows
-     *                      merged; up to thirty while the reading is sparse), milliseconds;
+     *                      merged; up to thirty while the reading is sparse; while the law
+     *                      trims, the rate moves on a block's reading instead), milliseconds;
      *                      {@link Double#NaN} before the first observation and under
      *                      {@link ControlLaw#PI}
      * @param capacityEstimate under {@link ControlLaw#KNEE_AWARE}, the downstream's capacity as
@@ -879,7 +880,11 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     are below {@code 0.9 × r}: the downstream did less than was admitted, so that
          *     completion rate is its capacity {@code C} ({@code +∞} before one). Per second means
          *     over the ticker time since the previous {@link #observe} call (one second if the
-         *     ticker did not move). Two readings correct {@code C} in between: a loaded window
+         *     ticker did not move). Three readings correct {@code C} in between (and trimming, below): a
+         *     loaded window of half a second or more that completes more than {@code C} per
+         *     second raises it to that, for the downstream did that much (a pause of the machine
+         *     makes a window saturated and measures the pause; the backlog it left drains above
+         *     {@code C} in the next window); a loaded window
          *     more than 1.5 × the target over that the downstream kept up with (not saturated,
          *     {@code m} not falling, not sparse with too few samples) bounds it,
          *     {@code C = min(C, r)}, for the knee is below {@code r} (a saturated window that straddled a drop in capacity measures part of
@@ -887,8 +892,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     would ratchet the rate down when the target is close to the service time's own
          *     p99); and a window at or under the target at {@code r > C} raises it,
          *     {@code C = r}, for the downstream now does more, so the climb there stays the slow
-         *     one. A window that is not loaded (demand below the rate) teaches nothing about the
-         *     capacity.</li>
+         *     one. A window that is not loaded (demand below the rate) neither measures nor
+         *     bounds the capacity, nor raises it by its completions.</li>
          * <li><b>Decrease</b> ({@code m > targetP99}), then the merged windows are dropped (after
          *     a hold too, except the sparse one):
          *     <ul>
@@ -912,21 +917,25 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     knee, {@code 0.85 × C ≤ r ≤ C / 0.85}, {@code r' = r × (1 + 0.02 × h)}; elsewhere
          *     {@code r' = r × (1 + 0.3 × h)}, but not past {@code 0.85 × C} from below.</li>
          * <li><b>Trimming.</b> When a reading over the target (up to {@code 2 × targetP99}, not
-         *     saturated, not sparse) comes right after an increase near the knee,
-         *     {@code 0.85 × C ≤ r ≤ C / 0.85}, the slow climb has reached the target, and the law
-         *     trims instead of cutting: {@code r' = r × s(m)}, with the step
+         *     saturated, not sparse) comes right after an increase, with {@code r} near the knee
+         *     ({@code 0.85 × C ≤ r ≤ C / 0.85}), the slow climb has reached the target, and the
+         *     law trims instead of cutting: {@code r' = r × s(m)}, with the step
          *     {@code s(x) = (0.95 × targetP99 / x)^(1/6)} bounded to {@code [0.85, 1.03]}. From
          *     then the rate moves once per block of 10 windows (more while the block holds fewer
          *     than {@code 10 / (1 − q)} samples, at most 60), by {@code s} of the block's
-         *     reading; a block at or under the target above {@code C} raises {@code C} to
-         *     {@code r'}. Between block ends the rate holds. A saturated window, or a reading over
-         *     {@code 2 × targetP99} that is not sparse, ends trimming, and the steps above apply
-         *     to it. Why: one reading of three windows is noisy near the knee (a slow second of
-         *     the downstream or of the machine puts it over), and cutting on each and climbing
-         *     back left a settled minute outside ±10 % of the target three times in ten; a block
-         *     of ten windows holds over a thousand samples, and the step assumes the p99 moves
-         *     six times as much as the rate there. The aim, 95 % of the target, is because a
-         *     minute's p99 at a steady rate scatters more above its middle than below.</li>
+         *     reading; between block ends it holds. A block at or under the target that takes
+         *     {@code r'} above {@code C} raises {@code C} to {@code r'}. Trimming ends, and the
+         *     steps above apply to the window, on a reading over the target from a saturated
+         *     window, or on one over {@code 2 × targetP99} (unless sparse with too few samples,
+         *     as in the first decrease below): the downstream changed. It ends too on a block
+         *     reading under {@code 0.75 × targetP99}, after its step: the downstream does more,
+         *     and the climb resumes until it next reads over the target. Why: one reading of
+         *     three windows is noisy near the knee (a slow second of the downstream or of the
+         *     machine puts it over), and cutting on each and climbing back left a settled minute
+         *     outside ±10 % of the target three times in ten; a block of ten windows holds a
+         *     thousand samples or more, and the step assumes the p99 moves six times as much as
+         *     the rate there. The aim, 95 % of the target, is because a minute's p99 at a steady
+         *     rate scatters more above its middle than below.</li>
          * <li>{@code r'} is clamped into {@code [minRate, maxRate]}.</li>
          * </ol>
          * <p>Why: a queueing downstream's p99 stays near the service time's own p99 up to

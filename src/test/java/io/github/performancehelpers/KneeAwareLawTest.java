@@ -359,9 +359,51 @@ class KneeAwareLawTest {
         double r = window(flow, 104, 66); // trims
         assertEquals(104.04 * trimStep(66), r, 104.04 * 0.002);
         for (int w = 1; w < 13; w++) {
-            assertEquals(r, idleWindow(flow, 80, 40, 1), 1e-9, "window " + w);
+            assertEquals(r, idleWindow(flow, 80, 46, 1), 1e-9, "window " + w);
         }
-        assertEquals(r * 1.03, idleWindow(flow, 80, 40, 1), 1e-9); // 13 × 80 = 1,040 samples
+        assertEquals(r * 1.03, idleWindow(flow, 80, 46, 1), 1e-9); // 13 × 80 = 1,040 samples
+    }
+
+    /** With 10 completions a window a block never holds 1,000 samples: it decides on its 60th window. */
+    @Test
+    void aTrimBlockDecidesAfterSixtyWindows() {
+        PowerFlowController<String> flow = climbingNearTheKnee();
+        double r = window(flow, 139, 66);
+        for (int w = 1; w < KneeAwareLaw.MAX_TRIM_WINDOWS; w++) {
+            assertEquals(r, idleWindow(flow, 10, 46, 1), 1e-9, "window " + w);
+        }
+        assertEquals(r * 1.03, idleWindow(flow, 10, 46, 1), 1e-9);
+        assertTrue(flow.kneeTrimming());
+    }
+
+    /**
+     * A trim block at or under the target that takes the rate above the capacity estimate raises
+     * the estimate to it: six blocks of 46 ms, + 3 % each, take 135.4/s past 160/s.
+     */
+    @Test
+    void aTrimBlockAboveTheEstimateRaisesIt() {
+        PowerFlowController<String> flow = climbingNearTheKnee();
+        double r = window(flow, 139, 66);
+        for (int b = 0; b < 6; b++) {
+            for (int w = 0; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
+                window(flow, (int) flow.rate(), 46);
+            }
+        }
+        assertEquals(r * Math.pow(1.03, 6), flow.rate(), 1e-9);
+        assertEquals(flow.rate(), flow.stats().capacityEstimate(), 1e-9); // 161.6 > 160
+        assertTrue(flow.kneeTrimming());
+    }
+
+    /**
+     * A loaded window that completes less than 0.9 × the rate but reads at or under the target is
+     * not the downstream changing: trimming holds the rate and goes on.
+     */
+    @Test
+    void aShortWindowUnderTheTargetDoesNotEndTrimming() {
+        PowerFlowController<String> flow = climbingNearTheKnee();
+        double r = window(flow, 139, 66);
+        assertEquals(r, window(flow, 60, 40), 1e-9); // 60 completions < 0.9 × r, 40 ms: hold
+        assertTrue(flow.kneeTrimming());
     }
 
     /**
@@ -407,7 +449,6 @@ class KneeAwareLawTest {
         assertEquals(85, window(flow, 100, 70), 1e-9); // 100 < 0.9 × r: C = 100; max(r / 2, min(r × 60 / 70, 85))
         assertFalse(flow.kneeTrimming());
         assertEquals(100, flow.stats().capacityEstimate(), 1e-9);
-        assertTrue(r > 130);
     }
 
     /** A reading more than twice the target ends trimming too, and cuts by target / p99, at most half. */
