@@ -927,9 +927,13 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     {@code r'} above {@code C} raises {@code C} to {@code r'}. Trimming ends, and the
          *     steps above apply to the window, on a reading over the target from a saturated
          *     window, or on one over {@code 2 × targetP99} (unless sparse with too few samples,
-         *     as in the first decrease below): the downstream changed. It ends too on a block
-         *     reading under {@code 0.75 × targetP99}, after its step: the downstream does more,
-         *     and the climb resumes until it next reads over the target. Why: one reading of
+         *     as in the first decrease below): the downstream changed. It ends too, after the
+         *     block's step, on a block reading under {@code 0.75 × targetP99} (the downstream
+         *     does more) and on the sixth block in a row that stepped up (near the floor of the
+         *     service time's own p99 a block's reading hardly moves with the rate, and trimming
+         *     that began far under the knee, the capacity estimate taken low by a stall or a
+         *     spike, would climb 3 % a block); the climb resumes until it next reads over the
+         *     target. Why: one reading of
          *     three windows is noisy near the knee (a slow second of the downstream or of the
          *     machine puts it over), and cutting on each and climbing back left a settled minute
          *     outside ±10 % of the target three times in ten; a block of ten windows holds a

@@ -378,20 +378,24 @@ class KneeAwareLawTest {
 
     /**
      * A trim block at or under the target that takes the rate above the capacity estimate raises
-     * the estimate to it: six blocks of 46 ms, + 3 % each, take 135.4/s past 160/s.
+     * the estimate to it: blocks of 46 ms, + 3 % each, take 135.4/s past 160/s on the sixth, the
+     * block that also ends trimming.
      */
     @Test
     void aTrimBlockAboveTheEstimateRaisesIt() {
         PowerFlowController<String> flow = climbingNearTheKnee();
         double r = window(flow, 139, 66);
-        for (int b = 0; b < 6; b++) {
+        for (int b = 1; b <= 6; b++) {
             for (int w = 0; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
                 window(flow, (int) flow.rate(), 46);
+            }
+            if (b < 6) {
+                assertTrue(flow.rate() < 160, "block " + b);
+                assertEquals(160, flow.stats().capacityEstimate(), 1e-9, "block " + b);
             }
         }
         assertEquals(r * Math.pow(1.03, 6), flow.rate(), 1e-9);
         assertEquals(flow.rate(), flow.stats().capacityEstimate(), 1e-9); // 161.6 > 160
-        assertTrue(flow.kneeTrimming());
     }
 
     /**
@@ -438,6 +442,45 @@ class KneeAwareLawTest {
         assertEquals(100, window(flow, 280, 70), 1e-9); // 280 completed: C = 280; falling: hold
         assertEquals(280, flow.stats().capacityEstimate(), 1e-9);
         assertEquals(130, window(flow, 100, 30), 1e-9); // under 0.85 × 280: the fast climb, + 30 %
+    }
+
+    /**
+     * The sixth trim block in a row that steps up ends trimming, after its step: the climb resumes
+     * (near the knee, + 2 % a window at full headroom) and trims again where it next reads over
+     * the target. Blocks of 52 ms step by (57 / 52)^(1 / 6) = 1.0154.
+     */
+    @Test
+    void theSixthStepUpInARowEndsTrimming() {
+        PowerFlowController<String> flow = climbingNearTheKnee();
+        double r = window(flow, 139, 66);
+        for (int b = 1; b <= KneeAwareLaw.MAX_TRIM_UPS; b++) {
+            for (int w = 1; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
+                assertEquals(r, window(flow, (int) flow.rate(), 52), 1e-9);
+            }
+            double next = window(flow, (int) flow.rate(), 52);
+            assertEquals(r * Math.pow(57 / 52.0, 1 / 6.0), next, next * 0.003, "block " + b);
+            assertEquals(b < KneeAwareLaw.MAX_TRIM_UPS, flow.kneeTrimming(), "block " + b);
+            r = next;
+        }
+        double climbed = window(flow, (int) r, 30); // the last windows read 52 ms: + 2 % × (60 − 52) / 15
+        assertEquals(r * (1 + 0.02 * 8 / 15.0), climbed, r * 0.001);
+        double again = window(flow, (int) climbed, 70);
+        assertEquals(climbed * trimStep(70), again, again * 0.002);
+        assertTrue(flow.kneeTrimming());
+    }
+
+    /** A step down starts the count of steps up over: trimming goes on past six blocks up in all. */
+    @Test
+    void aStepDownStartsTheCountOver() {
+        PowerFlowController<String> flow = climbingNearTheKnee();
+        window(flow, 139, 66);
+        double[] blocks = {52, 52, 52, 52, 52, 62, 52, 52, 52, 52, 52};
+        for (double ms : blocks) {
+            for (int w = 0; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
+                window(flow, (int) flow.rate(), ms);
+            }
+            assertTrue(flow.kneeTrimming(), "after a block of " + ms);
+        }
     }
 
     /** A saturated window ends trimming: the downstream did less than was admitted, and the law cuts to just under it. */

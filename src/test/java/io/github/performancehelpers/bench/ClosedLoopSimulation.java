@@ -155,6 +155,9 @@ public final class ClosedLoopSimulation {
      * that straddles the step sees part of each capacity.
      */
     private static long stepOffsetNanos;
+    /** One second in this many, on average, the machine pauses (0: never); the pause's length, ms. */
+    private static final int pauseEvery = Integer.getInteger("sim.pauseEvery", 0);
+    private static final long pauseMs = Long.getLong("sim.pauseMs", 500);
     /** The length of the blocks the runs report ({@link Run#blockP99()}), windows. */
     private static int blockWindows = ClosedLoopBench.BLOCK;
 
@@ -173,7 +176,28 @@ public final class ClosedLoopSimulation {
         long[] done = new long[windows];
         long nextArrival = 0;
         long stepAt = phaseSeconds * second + stepOffsetNanos;
+        SplittableRandom pauses = new SplittableRandom(seed ^ 0x5DEECE66DL);
         for (int w = 0; w < windows; w++) {
+            if (pauseEvery > 0 && pauses.nextInt(pauseEvery) == 0) {
+                // The machine pauses for pauseMs at a random point of this second: every call in
+                // flight then, and every call queued behind one, ends that much later.
+                long at = w * second + pauses.nextLong(second);
+                long d = pauseMs * ms;
+                List<long[]> shifted = new ArrayList<>();
+                while (!pending.isEmpty()) {
+                    long[] p = pending.poll();
+                    shifted.add(p[0] > at ? new long[] {p[0] + d, p[1] + d} : p);
+                }
+                pending.addAll(shifted);
+                for (int i = 0; i < slotFree.length; i++) {
+                    slotFree[i] = slotFree[i] > at ? slotFree[i] + d : slotFree[i];
+                }
+                List<Long> freeAt = new ArrayList<>(threads);
+                threads.clear();
+                for (long f : freeAt) {
+                    threads.add(f > at ? f + d : f);
+                }
+            }
             perWindow.add(new ArrayList<>());
             long end = (w + 1) * second;
             double rate = flow.rate();
