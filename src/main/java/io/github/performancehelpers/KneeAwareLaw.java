@@ -81,7 +81,7 @@ final class KneeAwareLaw {
     static final double TRIM_EXIT = 0.75;
     /**
      * Trimming ends, and the law's cuts apply, on a reading over the target from a saturated
-     * window, or on a reading this many times the target (not from too few samples): the
+     * window, or on a reading more than this many times the target (not from too few samples): the
      * downstream changed, not the noise.
      */
     static final double TRIM_LEAVE = 2.0;

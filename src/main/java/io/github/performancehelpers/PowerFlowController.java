@@ -867,7 +867,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
          * <ol>
          * <li><b>Smoothing.</b> {@code m} is the driving quantile (read as "Reading the quantile"
          *     says) of this window merged with up to the two before it, since the last
-         *     observation over the target (a decrease or a hold): about three times the samples
+         *     observation over the target (a decrease or a hold) or the start of trimming (while
+         *     trimming, a window over the target drops none): about three times the samples
          *     of one window, so a window's 2nd-largest sample does not decide alone.
          *     {@link #lastObservedP99()} is still the one window's reading. The reading is
          *     <em>sparse</em> when three windows at {@code r} hold fewer than {@code 3 / (1 − q)}
@@ -894,7 +895,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     {@code C = r}, for the downstream now does more, so the climb there stays the slow
          *     one. A window that is not loaded (demand below the rate) neither measures nor
          *     bounds the capacity, nor raises it by its completions.</li>
-         * <li><b>Decrease</b> ({@code m > targetP99}), then the merged windows are dropped (after
+         * <li><b>Decrease</b> ({@code m > targetP99}; while trimming, only as its item says), then the merged windows are dropped (after
          *     a hold too, except the sparse one):
          *     <ul>
          *     <li>sparse, not saturated, and fewer than {@code 3 / (1 − q)} samples in fewer than
@@ -911,7 +912,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     </ul>
          *     At most half per observation, so one spike does not throw the rate to the
          *     floor.</li>
-         * <li><b>Increase</b> ({@code m ≤ targetP99}): headroom
+         * <li><b>Increase</b> ({@code m ≤ targetP99}; not while trimming): headroom
          *     {@code h = min(1, (targetP99 − m) / (0.25 × targetP99))}, full while the reading is
          *     25 % or more under the target, shrinking linearly to 0 at the target. Near the
          *     knee, {@code 0.85 × C ≤ r ≤ C / 0.85}, {@code r' = r × (1 + 0.02 × h)}; elsewhere
@@ -927,7 +928,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     {@code r'} above {@code C} raises {@code C} to {@code r'}. Trimming ends, and the
          *     steps above apply to the window, on a reading over the target from a saturated
          *     window, or on one over {@code 2 × targetP99} (unless sparse with too few samples,
-         *     as in the first decrease below): the downstream changed. It ends too, after the
+         *     as in the first decrease above): the downstream changed. It ends too, after the
          *     block's step, on a block reading under {@code 0.75 × targetP99} (the downstream
          *     does more) and on the sixth block in a row that stepped up (near the floor of the
          *     service time's own p99 a block's reading hardly moves with the rate, and trimming
