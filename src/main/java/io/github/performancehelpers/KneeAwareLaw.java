@@ -56,7 +56,8 @@ final class KneeAwareLaw {
     static final double TRIM_AIM = 0.95;
     /**
      * The p99's elasticity to the rate that trimming assumes near the knee: a step is
-     * {@code (aim / reading)^(1 / 6)}. On the bench's downstream 2 % more rate gives 10-20 % more p99.
+     * {@code (aim / reading)^(1 / 6)}. On the bench's downstream 2 % more rate gives 10-20 % more
+     * p99.
      */
     static final double TRIM_ELASTICITY = 6;
     /** The largest trim step up, as a share of the rate. */
@@ -113,8 +114,16 @@ final class KneeAwareLaw {
         this.quantile = quantile;
         this.min = min;
         this.max = max;
-        this.enough = quantile < 1 ? (long) Math.ceil(TAIL_SAMPLES / (1 - quantile) - 1e-9) : 0;
-        this.trimEnough = quantile < 1 ? (long) Math.ceil(TRIM_TAIL_SAMPLES / (1 - quantile) - 1e-9) : 0;
+        this.enough = samplesFor(TAIL_SAMPLES, quantile);
+        this.trimEnough = samplesFor(TRIM_TAIL_SAMPLES, quantile);
+    }
+
+    /**
+     * The samples that hold {@code tail} above the quantile on average, {@code tail / (1 − q)};
+     * 0 for {@code q = 1}, whose reading is the largest sample however many there are.
+     */
+    private static long samplesFor(double tail, double quantile) {
+        return quantile < 1 ? (long) Math.ceil(tail / (1 - quantile) - 1e-9) : 0;
     }
 
     /**
@@ -168,14 +177,13 @@ final class KneeAwareLaw {
             }
             trimming = false; // the downstream changed: the law's cut below
         } else if (wasClimbing && m > target && m <= TRIM_LEAVE * target && !saturated && !sparse
-                && rate >= KNEE * capacity && rate <= capacity / KNEE) {
+                && nearKnee(rate)) {
             // The slow climb near a measured knee reached the target: from here, trim. One
             // reading of three seconds is too noisy to cut on (a slow second of the downstream or
             // of the machine puts it over); cutting on each and climbing back left a settled minute
             // under or over the target three times in ten.
             trimming = true;
-            block = null;
-            blockWindows = 0;
+            newBlock();
             recent.clear();
             ups = 0;
             return clamp(rate * trimFactor(m));
@@ -217,8 +225,7 @@ final class KneeAwareLaw {
                 capacity = rate;
             }
             climbing = true;
-            boolean nearKnee = rate >= KNEE * capacity && rate <= capacity / KNEE;
-            if (nearKnee) {
+            if (nearKnee(rate)) {
                 next = rate * (1 + SLOW_INCREASE * headroom);
             } else {
                 next = rate * (1 + FAST_INCREASE * headroom);
@@ -234,17 +241,19 @@ final class KneeAwareLaw {
     private double trim(PowerHistogram.Snapshot window, double rate) {
         block = block == null ? window : block.merge(window);
         blockWindows++;
-        if (blockWindows < TRIM_WINDOWS || (block.count() < trimEnough && blockWindows < MAX_TRIM_WINDOWS)) {
+        boolean whole = blockWindows >= MAX_TRIM_WINDOWS
+                || (blockWindows >= TRIM_WINDOWS && block.count() >= trimEnough);
+        if (!whole) {
             return clamp(rate);
         }
         double reading = PowerFlowController.observedQuantile(block, quantile);
         double f = trimFactor(reading);
         double next = clamp(rate * f);
         ups = f > 1 ? ups + 1 : 0;
-        block = null;
-        blockWindows = 0;
+        newBlock();
         if (reading < TRIM_EXIT * target || ups >= MAX_TRIM_UPS) {
-            // Far under the target: the downstream does more now. The climb resumes, and trims
+            // Far under the target (the downstream does more now), or climbing block by block
+            // for a minute (trimming began far under the knee): the climb resumes, and trims
             // again where it next reads over the target.
             trimming = false;
             climbing = true;
@@ -253,6 +262,17 @@ final class KneeAwareLaw {
             capacity = next; // under the target above the estimate: the downstream does more
         }
         return next;
+    }
+
+    /** Whether {@code rate} is near the knee: within {@code [KNEE × C, C / KNEE]}. */
+    private boolean nearKnee(double rate) {
+        return rate >= KNEE * capacity && rate <= capacity / KNEE;
+    }
+
+    /** Starts a trim block with no windows. */
+    private void newBlock() {
+        block = null;
+        blockWindows = 0;
     }
 
     /** The trim step for a reading: {@code (aim / reading)^(1 / elasticity)}, bounded. */
@@ -288,8 +308,7 @@ final class KneeAwareLaw {
     void reset() {
         climbing = false;
         trimming = false;
-        block = null;
-        blockWindows = 0;
+        newBlock();
         ups = 0;
         recent.clear();
         smoothed = Double.NaN;

@@ -881,22 +881,22 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     are below {@code 0.9 × r}: the downstream did less than was admitted, so that
          *     completion rate is its capacity {@code C} ({@code +∞} before one). Per second means
          *     over the ticker time since the previous {@link #observe} call (one second if the
-         *     ticker did not move). Three readings correct {@code C} in between (and trimming, below): a
-         *     loaded window of half a second or more that completes more than {@code C} per
-         *     second raises it to that, for the downstream did that much (a pause of the machine
-         *     makes a window saturated and measures the pause; the backlog it left drains above
-         *     {@code C} in the next window); a loaded window
-         *     more than 1.5 × the target over that the downstream kept up with (not saturated,
-         *     {@code m} not falling, not sparse with too few samples) bounds it,
-         *     {@code C = min(C, r)}, for the knee is below {@code r} (a saturated window that straddled a drop in capacity measures part of
+         *     ticker did not move). Three readings correct {@code C} in between (and trimming,
+         *     below): a loaded window of half a second or more that completes more than {@code C}
+         *     per second raises it to that, for the downstream did that much (a pause of the
+         *     machine makes a window saturated and measures the pause; the backlog it left drains
+         *     above {@code C} in the next window); a loaded window more than 1.5 × the target
+         *     over that the downstream kept up with (not saturated, {@code m} not falling, not
+         *     sparse with too few samples) bounds it, {@code C = min(C, r)}, for the knee is below
+         *     {@code r} (a saturated window that straddled a drop in capacity measures part of
          *     the old one; a window just over the target is as likely noise, and bounding on it
          *     would ratchet the rate down when the target is close to the service time's own
          *     p99); and a window at or under the target at {@code r > C} raises it,
          *     {@code C = r}, for the downstream now does more, so the climb there stays the slow
          *     one. A window that is not loaded (demand below the rate) neither measures nor
          *     bounds the capacity, nor raises it by its completions.</li>
-         * <li><b>Decrease</b> ({@code m > targetP99}; while trimming, only as its item says), then the merged windows are dropped (after
-         *     a hold too, except the sparse one):
+         * <li><b>Decrease</b> ({@code m > targetP99}; while trimming, only as its item says),
+         *     then the merged windows are dropped (after a hold too, except the sparse one):
          *     <ul>
          *     <li>sparse, not saturated, and fewer than {@code 3 / (1 − q)} samples in fewer than
          *         30 merged windows: hold
@@ -934,13 +934,12 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     service time's own p99 a block's reading hardly moves with the rate, and trimming
          *     that began far under the knee, the capacity estimate taken low by a stall or a
          *     spike, would climb 3 % a block); the climb resumes until it next reads over the
-         *     target. Why: one reading of
-         *     three windows is noisy near the knee (a slow second of the downstream or of the
-         *     machine puts it over), and cutting on each and climbing back left a settled minute
-         *     outside ±10 % of the target three times in ten; a block of ten windows holds a
-         *     thousand samples or more, and the step assumes the p99 moves six times as much as
-         *     the rate there. The aim, 95 % of the target, is because a minute's p99 at a steady
-         *     rate scatters more above its middle than below.</li>
+         *     target. Why: one reading of three windows is noisy near the knee (a slow second of
+         *     the downstream or of the machine puts it over), and cutting on each and climbing
+         *     back left a settled minute outside ±10 % of the target three times in ten; a block
+         *     of ten windows holds a thousand samples or more, and the step assumes the p99 moves
+         *     six times as much as the rate there. The aim, 95 % of the target, is because a
+         *     minute's p99 at a steady rate scatters more above its middle than below.</li>
          * <li>{@code r'} is clamped into {@code [minRate, maxRate]}.</li>
          * </ol>
          * <p>Why: a queueing downstream's p99 stays near the service time's own p99 up to
