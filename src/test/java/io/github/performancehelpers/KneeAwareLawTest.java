@@ -305,6 +305,29 @@ class KneeAwareLawTest {
     }
 
     /**
+     * As {@link #climbingNearTheKnee()}, then a window of 139 samples of 66 ms: the climb reads
+     * over the target, and the law trims, to 138.72 × (57 / 66)^(1 / 6) = 135.4/s.
+     */
+    private PowerFlowController<String> trimmingNearTheKnee() {
+        PowerFlowController<String> flow = climbingNearTheKnee();
+        assertEquals(138.72 * trimStep(66), window(flow, 139, 66), 138.72 * 0.002);
+        assertTrue(flow.kneeTrimming());
+        return flow;
+    }
+
+    /**
+     * One trim block of loaded windows at the rate in force, every sample {@code ms}: the first
+     * nine hold the rate; returns the rate after the tenth.
+     */
+    private double trimBlock(PowerFlowController<String> flow, double ms) {
+        double r = flow.rate();
+        for (int w = 1; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
+            assertEquals(r, window(flow, (int) r, ms), 1e-9, "window " + w);
+        }
+        return window(flow, (int) r, ms);
+    }
+
+    /**
      * The slow climb near the knee reads over the target: the law trims. It steps by
      * (57 / 66)^(1 / 6) = 0.976, not by 60 / 66 = 0.909 as a cut would, and then holds the rate
      * through nine windows of 100 ms, up to twice the target (without trimming the first of them
@@ -329,8 +352,8 @@ class KneeAwareLawTest {
      */
     @Test
     void aTrimBlockMovesTheRateOnceOnItsReading() {
-        PowerFlowController<String> flow = climbingNearTheKnee();
-        double r = window(flow, 139, 66);
+        PowerFlowController<String> flow = trimmingNearTheKnee();
+        double r = flow.rate();
         assertEquals(r, window(flow, 135, 100), 1e-9);
         for (int w = 2; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
             assertEquals(r, window(flow, 135, 40), 1e-9, "window " + w);
@@ -367,8 +390,8 @@ class KneeAwareLawTest {
     /** With 10 completions a window a block never holds 1,000 samples: it decides on its 60th window. */
     @Test
     void aTrimBlockDecidesAfterSixtyWindows() {
-        PowerFlowController<String> flow = climbingNearTheKnee();
-        double r = window(flow, 139, 66);
+        PowerFlowController<String> flow = trimmingNearTheKnee();
+        double r = flow.rate();
         for (int w = 1; w < KneeAwareLaw.MAX_TRIM_WINDOWS; w++) {
             assertEquals(r, idleWindow(flow, 10, 46, 1), 1e-9, "window " + w);
         }
@@ -383,12 +406,10 @@ class KneeAwareLawTest {
      */
     @Test
     void aTrimBlockAboveTheEstimateRaisesIt() {
-        PowerFlowController<String> flow = climbingNearTheKnee();
-        double r = window(flow, 139, 66);
+        PowerFlowController<String> flow = trimmingNearTheKnee();
+        double r = flow.rate();
         for (int b = 1; b <= 6; b++) {
-            for (int w = 0; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
-                window(flow, (int) flow.rate(), 46);
-            }
+            trimBlock(flow, 46);
             if (b < 6) {
                 assertTrue(flow.rate() < 160, "block " + b);
                 assertEquals(160, flow.stats().capacityEstimate(), 1e-9, "block " + b);
@@ -404,8 +425,8 @@ class KneeAwareLawTest {
      */
     @Test
     void aShortWindowUnderTheTargetDoesNotEndTrimming() {
-        PowerFlowController<String> flow = climbingNearTheKnee();
-        double r = window(flow, 139, 66);
+        PowerFlowController<String> flow = trimmingNearTheKnee();
+        double r = flow.rate();
         assertEquals(r, window(flow, 60, 40), 1e-9); // 60 completions < 0.9 × r, 40 ms: hold
         assertTrue(flow.kneeTrimming());
     }
@@ -416,12 +437,9 @@ class KneeAwareLawTest {
      */
     @Test
     void aBlockFarUnderTheTargetEndsTrimming() {
-        PowerFlowController<String> flow = climbingNearTheKnee();
-        double r = window(flow, 139, 66);
-        for (int w = 1; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
-            assertEquals(r, window(flow, 135, 44), 1e-9, "window " + w);
-        }
-        assertEquals(r * 1.03, window(flow, 135, 44), 1e-9); // 44 < 45: + 3 %, and trimming ends
+        PowerFlowController<String> flow = trimmingNearTheKnee();
+        double r = flow.rate();
+        assertEquals(r * 1.03, trimBlock(flow, 44), 1e-9); // 44 < 45: + 3 %, and trimming ends
         assertFalse(flow.kneeTrimming());
         assertEquals(r * 1.03 * 1.02, window(flow, 140, 30), 1e-9); // near the knee: + 2 %
         double again = window(flow, 143, 70); // over the target after an increase: trims again
@@ -451,13 +469,10 @@ class KneeAwareLawTest {
      */
     @Test
     void theSixthStepUpInARowEndsTrimming() {
-        PowerFlowController<String> flow = climbingNearTheKnee();
-        double r = window(flow, 139, 66);
+        PowerFlowController<String> flow = trimmingNearTheKnee();
+        double r = flow.rate();
         for (int b = 1; b <= KneeAwareLaw.MAX_TRIM_UPS; b++) {
-            for (int w = 1; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
-                assertEquals(r, window(flow, (int) flow.rate(), 52), 1e-9);
-            }
-            double next = window(flow, (int) flow.rate(), 52);
+            double next = trimBlock(flow, 52);
             assertEquals(r * Math.pow(57 / 52.0, 1 / 6.0), next, next * 0.003, "block " + b);
             assertEquals(b < KneeAwareLaw.MAX_TRIM_UPS, flow.kneeTrimming(), "block " + b);
             r = next;
@@ -472,13 +487,10 @@ class KneeAwareLawTest {
     /** A step down starts the count of steps up over: trimming goes on past six blocks up in all. */
     @Test
     void aStepDownStartsTheCountOver() {
-        PowerFlowController<String> flow = climbingNearTheKnee();
-        window(flow, 139, 66);
+        PowerFlowController<String> flow = trimmingNearTheKnee();
         double[] blocks = {52, 52, 52, 52, 52, 62, 52, 52, 52, 52, 52};
         for (double ms : blocks) {
-            for (int w = 0; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
-                window(flow, (int) flow.rate(), ms);
-            }
+            trimBlock(flow, ms);
             assertTrue(flow.kneeTrimming(), "after a block of " + ms);
         }
     }
@@ -486,9 +498,7 @@ class KneeAwareLawTest {
     /** A saturated window ends trimming: the downstream did less than was admitted, and the law cuts to just under it. */
     @Test
     void aSaturatedWindowEndsTrimming() {
-        PowerFlowController<String> flow = climbingNearTheKnee();
-        double r = window(flow, 139, 66);
-        assertTrue(flow.kneeTrimming());
+        PowerFlowController<String> flow = trimmingNearTheKnee();
         assertEquals(85, window(flow, 100, 70), 1e-9); // 100 < 0.9 × r: C = 100; max(r / 2, min(r × 60 / 70, 85))
         assertFalse(flow.kneeTrimming());
         assertEquals(100, flow.stats().capacityEstimate(), 1e-9);
@@ -497,8 +507,8 @@ class KneeAwareLawTest {
     /** A reading more than twice the target ends trimming too, and cuts by target / p99, at most half. */
     @Test
     void aReadingTwiceTheTargetEndsTrimming() {
-        PowerFlowController<String> flow = climbingNearTheKnee();
-        double r = window(flow, 139, 66);
+        PowerFlowController<String> flow = trimmingNearTheKnee();
+        double r = flow.rate();
         assertEquals(r, window(flow, 135, 100), 1e-9); // 100 ms, up to 2 × 60: hold
         assertEquals(r / 2, window(flow, 135, 300), 1e-9); // 300 ms: × max(0.5, 60 / 300)
         assertFalse(flow.kneeTrimming());
