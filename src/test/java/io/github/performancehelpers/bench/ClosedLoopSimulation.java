@@ -477,38 +477,14 @@ public final class ClosedLoopSimulation {
      * its first 10 s (11 blocks per run), for the knee-aware law and for constant rates (no loop).
      */
     private static void blocks(int seeds) {
-        int phase = 120;
         System.out.println("| arm | blocks within ±10 % | over +10 % | under −10 % | runs with every block within ±10 % "
                 + "| runs with the last 60 s within ±10 % / over / under | goodput /s |");
         System.out.println("|---|---:|---:|---:|---:|---|---:|");
-        List<Object> arms = new ArrayList<>(List.of("knee-aware"));
-        for (double r : new double[] {200, 205, 210, 215, 220, 225}) {
-            arms.add(r);
-        }
-        for (Object arm : arms) {
-            int in = 0;
-            int over = 0;
-            int all = 0;
-            int everyBlock = 0;
-            int[] after = new int[3]; // within, over, under
-            double gp = 0;
-            for (int s = 0; s < seeds; s++) {
-                Run r = arm instanceof Double rate ? runFixed(phase, 1000 + s, rate)
-                        : run(phase, 1000 + s, 1, 1, false, PowerFlowController.ControlLaw.KNEE_AWARE, 60);
-                int[] t = ClosedLoopBench.tally(r.blockP99(), 60);
-                all += r.blockP99().length;
-                in += t[0];
-                over += t[1];
-                everyBlock += t[0] == r.blockP99().length ? 1 : 0;
-                int[] a = ClosedLoopBench.tally(new double[] {r.p99After()}, 60);
-                for (int k = 0; k < 3; k++) {
-                    after[k] += a[k];
-                }
-                gp += r.goodput();
-            }
-            System.out.printf(Locale.ROOT, "| %s | %d/%d | %d | %d | %d/%d | %d / %d / %d | %.0f |%n",
-                    arm instanceof Double rate ? String.format(Locale.ROOT, "constant %.0f/s", rate) : arm, in, all, over,
-                    all - in - over, everyBlock, seeds, after[0], after[1], after[2], gp / seeds);
+        for (Object arm : List.of("knee-aware", 200.0, 205.0, 210.0, 215.0, 220.0, 225.0)) {
+            Arm t = arm(arm, seeds, 120);
+            System.out.printf(Locale.ROOT, "| %s | %d/%d | %d | %d | %d/%d | %d / %d / %d | %.0f |%n", t.label(),
+                    t.spans()[0], t.all(), t.spans()[1], t.spans()[2], t.everySpan(), seeds, t.after()[0], t.after()[1],
+                    t.after()[2], t.goodput());
         }
     }
 
@@ -521,26 +497,49 @@ public final class ClosedLoopSimulation {
         blockWindows = ClosedLoopBench.MINUTE;
         System.out.println("| arm | minutes within ±10 % / over / under | runs with every minute within | goodput /s |");
         System.out.println("|---|---|---:|---:|");
-        List<Object> arms = new ArrayList<>(List.of("knee-aware", 205.0, 210.0, 215.0, 220.0));
-        for (Object arm : arms) {
-            int[] t = new int[3];
-            int everyMinute = 0;
-            double gp = 0;
-            for (int s = 0; s < seeds; s++) {
-                Run r = arm instanceof Double rate ? runFixed(phase, 1000 + s, rate)
-                        : run(phase, 1000 + s, 1, 1, false, PowerFlowController.ControlLaw.KNEE_AWARE, 60);
-                int[] a = ClosedLoopBench.tally(r.blockP99(), 60);
-                for (int k = 0; k < 3; k++) {
-                    t[k] += a[k];
-                }
-                everyMinute += a[0] == r.blockP99().length ? 1 : 0;
-                gp += r.goodput();
-            }
-            System.out.printf(Locale.ROOT, "| %s | %d / %d / %d | %d/%d | %.0f |%n",
-                    arm instanceof Double rate ? String.format(Locale.ROOT, "constant %.0f/s", rate) : arm,
-                    t[0], t[1], t[2], everyMinute, seeds, gp / seeds);
+        for (Object arm : List.of("knee-aware", 205.0, 210.0, 215.0, 220.0)) {
+            Arm t = arm(arm, seeds, phase);
+            System.out.printf(Locale.ROOT, "| %s | %d / %d / %d | %d/%d | %.0f |%n", t.label(), t.spans()[0],
+                    t.spans()[1], t.spans()[2], t.everySpan(), seeds, t.goodput());
         }
         blockWindows = ClosedLoopBench.BLOCK;
+    }
+
+    /**
+     * One arm's sums over seeds.
+     *
+     * @param label     the arm's name
+     * @param spans     the blocks ({@link Run#blockP99()}) within ±10 %, over, under
+     * @param all       the blocks in all
+     * @param everySpan the runs with every block within ±10 %
+     * @param after     the runs whose p99 after ({@link Run#p99After()}) is within ±10 %, over, under
+     * @param goodput   the mean goodput, per second
+     */
+    private record Arm(String label, int[] spans, int all, int everySpan, int[] after, double goodput) {
+    }
+
+    /** Runs {@code seeds} seeds of an arm: {@code "knee-aware"}, or a constant rate (a Double, no loop). */
+    private static Arm arm(Object arm, int seeds, int phase) {
+        int[] spans = new int[3];
+        int[] after = new int[3];
+        int all = 0;
+        int everySpan = 0;
+        double gp = 0;
+        for (int s = 0; s < seeds; s++) {
+            Run r = arm instanceof Double rate ? runFixed(phase, 1000 + s, rate)
+                    : run(phase, 1000 + s, 1, 1, false, PowerFlowController.ControlLaw.KNEE_AWARE, 60);
+            int[] t = ClosedLoopBench.tally(r.blockP99(), 60);
+            int[] a = ClosedLoopBench.tally(new double[] {r.p99After()}, 60);
+            for (int k = 0; k < 3; k++) {
+                spans[k] += t[k];
+                after[k] += a[k];
+            }
+            all += r.blockP99().length;
+            everySpan += t[0] == r.blockP99().length ? 1 : 0;
+            gp += r.goodput();
+        }
+        String label = arm instanceof Double rate ? String.format(Locale.ROOT, "constant %.0f/s", rate) : arm.toString();
+        return new Arm(label, spans, all, everySpan, after, gp / seeds);
     }
 
     private static void trace(int phase, long seed) {
