@@ -87,6 +87,26 @@ final class KneeAwareLaw {
      */
     static final double TRIM_LEAVE = 2.0;
 
+    /**
+     * A pause of the process (the executor's dispatcher woke this much later than it asked to)
+     * of at least this share of the target, and at least {@link #STALL_FLOOR_MS}, excuses its
+     * window and the next: every call in flight during the pause ends that much later, whatever
+     * the rate, so the reading says nothing about the downstream.
+     */
+    static final double STALL = 0.5;
+    /**
+     * The shortest pause that excuses a window, ms: a thread kept off a CPU for a scheduler
+     * period or two (tens of milliseconds) is the ordinary noise of a loaded machine, which the
+     * law reads like any other latency.
+     */
+    static final double STALL_FLOOR_MS = 50;
+    /**
+     * After an excused window, the windows during which another pause excuses none: pauses that
+     * come this often may be the load's own doing (a CPU-bound downstream on the same machine,
+     * allocation that drives the collector), and the law reads them.
+     */
+    static final int STALL_GAP = 10;
+
     private final double target;
     private final double quantile;
     private final double min;
@@ -108,6 +128,10 @@ final class KneeAwareLaw {
     private int blockWindows;
     /** Trim blocks in a row that stepped up. */
     private int ups;
+    /** Windows since the last one a pause excused. */
+    private int sinceStall = STALL_GAP;
+    /** The next window is excused too: the one after a pause ends the calls queued behind it. */
+    private boolean stallShadow;
 
     KneeAwareLaw(double target, double quantile, double min, double max) {
         this.target = target;
@@ -134,9 +158,16 @@ final class KneeAwareLaw {
      * @param seconds the window's length, seconds, {@code > 0}
      * @param demand  the items offered during the window (accepted into the queue, handed off
      *                directly, or refused because the queue was full)
+     * @param stallMs the longest pause of the process that ended during the window, ms (0 when
+     *                none was seen)
      * @return the new rate, in [min, max]
      */
-    double step(PowerHistogram.Snapshot window, double rate, double seconds, long demand) {
+    double step(PowerHistogram.Snapshot window, double rate, double seconds, long demand, double stallMs) {
+        if (excused(stallMs)) {
+            // A pause of the process: the calls in flight ended late whatever the rate. Hold, and
+            // keep the window out of every reading, the capacity and the trim block.
+            return clamp(rate);
+        }
         recent.addLast(window);
         long held = 0;
         for (PowerHistogram.Snapshot s : recent) {
@@ -237,6 +268,25 @@ final class KneeAwareLaw {
         return clamp(next);
     }
 
+    /**
+     * Whether a pause excuses this window: one of at least {@link #STALL} × the target (and
+     * {@link #STALL_FLOOR_MS}) ended in it, more than {@link #STALL_GAP} windows after the last
+     * excused one, or it is the window after such a pause.
+     */
+    private boolean excused(double stallMs) {
+        sinceStall++;
+        if (stallShadow) {
+            stallShadow = false;
+            return true;
+        }
+        if (stallMs >= Math.max(STALL * target, STALL_FLOOR_MS) && sinceStall > STALL_GAP) {
+            sinceStall = 0;
+            stallShadow = true;
+            return true;
+        }
+        return false;
+    }
+
     /** One window of trimming: the rate holds until the block is whole, then moves once. */
     private double trim(PowerHistogram.Snapshot window, double rate) {
         block = block == null ? window : block.merge(window);
@@ -306,6 +356,8 @@ final class KneeAwareLaw {
     }
 
     void reset() {
+        sinceStall = STALL_GAP;
+        stallShadow = false;
         climbing = false;
         trimming = false;
         newBlock();

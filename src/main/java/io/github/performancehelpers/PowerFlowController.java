@@ -169,6 +169,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
     private final LongAdder recorded = new LongAdder();
     private final AtomicLong observations = new AtomicLong();
     private final AtomicLong callbackFailures = new AtomicLong();
+    /** The longest pause of the process noted since the last observation, ns ({@link #noteStall}). */
+    private final AtomicLong stallNanos = new AtomicLong();
 
     private PowerFlowController(Builder<T> b) {
         this.initialRate = b.rate;
@@ -326,6 +328,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
             long offered = submittedCount() + queue.dropped();
             long demand = offered - lastOffered;
             lastOffered = offered;
+            long stall = stallNanos.getAndSet(0);
             if (window.count() == 0) {
                 lastObserveNanos = ticker.read();
                 return rate;
@@ -341,7 +344,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
             } else {
                 // A clock that did not move (a test's fake ticker) counts as one second.
                 double seconds = elapsed > 0 ? elapsed / 1e9 : 1.0;
-                next = kneeLaw.step(window, previous, seconds, demand);
+                next = kneeLaw.step(window, previous, seconds, demand, stall / 1e6);
             }
             observations.incrementAndGet();
             FlowEvents.observation(name, measured, targetP99 - measured, next, previous, loopSaturated(next), dt);
@@ -416,6 +419,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
                 admitLock.unlock();
             }
             latency.reset();
+            stallNanos.set(0);
             lastObservedP99 = Double.NaN;
             servo.reset();
             if (kneeLaw != null) {
@@ -797,6 +801,15 @@ public final class PowerFlowController<T> implements AutoCloseable {
         return ok;
     }
 
+    /**
+     * Notes a pause of the process: a thread that paces admissions (the executor's dispatcher)
+     * woke {@code nanos} later than it asked to. The knee-aware law reads the longest pause of
+     * each window (see {@link ControlLaw#KNEE_AWARE}, "Pauses"); the PI law does not.
+     */
+    void noteStall(long nanos) {
+        stallNanos.accumulateAndGet(nanos, Math::max);
+    }
+
     /** Nanoseconds until the local limiter would admit one operation; 0 if it would now. */
     long admitWaitNanos() {
         return limiter.retryAfterNanos(1);
@@ -940,6 +953,17 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     of ten windows holds a thousand samples or more, and the step assumes the p99 moves
          *     six times as much as the rate there. The aim, 95 % of the target, is because a
          *     minute's p99 at a steady rate scatters more above its middle than below.</li>
+         * <li><b>Pauses.</b> A window in which a pause of the process of at least
+         *     {@code max(0.5 × targetP99, 50 ms)} ended, and the window after it, are excused:
+         *     {@code r' = r}, and neither is merged into a reading or a trim block, nor
+         *     measures, bounds or raises {@code C}. A pause is what a {@link PowerFlowExecutor}'s
+         *     dispatcher sees when it wakes that much later than it asked to, with a task
+         *     waiting for admission (a collector's pause, the machine descheduling the process, a
+         *     CPU kept busy by other work); a bare controller sees none. Every call in flight
+         *     then ends that much later, whatever the rate, and cutting on it (half, with the
+         *     capacity bounded or measured low) cost a minute or more of climbing back. A pause
+         *     within 10 windows after an excused one is read like any other latency: pauses
+         *     that frequent may be the load's own doing.</li>
          * <li>{@code r'} is clamped into {@code [minRate, maxRate]}.</li>
          * </ol>
          * <p>Why: a queueing downstream's p99 stays near the service time's own p99 up to

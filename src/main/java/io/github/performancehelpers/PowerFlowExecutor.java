@@ -113,7 +113,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * for good. Below 100/s, where one emission interval is longer than 20 ms, the bound is two
  * intervals instead, so that one late wake-up never costs a whole admission. A worker that
  * finishes a task and finds others queued admits the next with the same catch-up, since work was
- * waiting; it never waits for the limiter, so pacing stays the dispatcher's. A rate change wakes the dispatcher, so it takes
+ * waiting; it never waits for the limiter, so pacing stays the dispatcher's. A wake-up more than
+ * 10 ms late, with a task waiting, or a tick more than 10 ms after its interval, is noted to the
+ * controller as a pause of the process: the knee-aware law does not cut on the latency of a long
+ * one (see {@link PowerFlowController.ControlLaw#KNEE_AWARE}, "Pauses"). A rate change wakes the dispatcher, so it takes
  * effect at once, also when the dispatcher is already waiting. The dispatcher is a virtual thread,
  * so it shares the carrier threads with the default delegate's tasks: CPU-bound tasks that keep
  * every carrier busy delay it (use a {@code ThreadPoolExecutor} delegate for such work).
@@ -211,6 +214,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     public static final Duration MAX_CATCH_UP = Duration.ofMillis(20);
 
     private static final long MAX_CATCH_UP_NANOS = MAX_CATCH_UP.toNanos();
+    /**
+     * A pacing wake-up, or a tick, later than this is noted to the controller as a pause of the
+     * process ({@code PowerFlowController.noteStall}); the knee-aware law reads only far longer
+     * ones.
+     */
+    private static final long STALL_NOTE_NANOS = 10_000_000L;
 
     /** How long the dispatcher backs off when a global limiter refuses and the local one would admit. */
     private static final long GLOBAL_RETRY_NANOS = 1_000_000L;
@@ -285,6 +294,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private final ReentrantLock tickLock = new ReentrantLock();
     /** Guarded by tickLock. */
     private boolean tickStopped;
+    /** The observe interval, ns: a tick that comes much later than this was held up by a pause. */
+    private final long observeIntervalNanos;
     /** The ticker reading at the previous tick; guarded by tickLock. */
     private long lastTickNanos;
 
@@ -412,6 +423,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         this.lastTickNanos = ticker.read();
         long interval = b.observeInterval.toNanos();
+        this.observeIntervalNanos = interval;
         ScheduledFuture<?> f;
         try {
             f = scheduler.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.NANOSECONDS);
@@ -662,7 +674,13 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 wait = 10_000L; // a race with a rate change resolves at once; never spin
             }
             if (wait > 0) {
+                long due = ticker.read() + wait;
                 LockSupport.parkNanos(this, wait);
+                long late = ticker.read() - due;
+                if (late > STALL_NOTE_NANOS) {
+                    // Woken this late with work waiting: the process (or the machine) paused.
+                    controller.noteStall(late);
+                }
             }
             Thread.interrupted();
             catchUp = catchUpNanos(); // the task waited throughout
@@ -874,6 +892,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 return; // no time has passed (or the ticker went backwards): nothing to observe
             }
             lastTickNanos = now;
+            if (elapsed - observeIntervalNanos > STALL_NOTE_NANOS) {
+                // The tick itself came late: a pause of the process straddled the window's end
+                // (the dispatcher, woken by the same pause, may note it only in the next window).
+                controller.noteStall(elapsed - observeIntervalNanos);
+            }
             controller.observe(elapsed / 1e6);
             queueWait.snapshotAndReset();
         } catch (Throwable t) {

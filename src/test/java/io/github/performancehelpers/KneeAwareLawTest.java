@@ -576,6 +576,132 @@ class KneeAwareLawTest {
     }
 
     /** The executor builder defaults to the knee-aware law. */
+    // ------------------------------------------------------------ pauses of the process
+
+    private static final long PAUSE_NS = 300_000_000L;
+
+    /**
+     * A pause of 300 ms (over 0.5 × 60 ms and over 50 ms) excuses its window and the next: 400 ms
+     * readings hold the rate and leave the capacity alone. The third window is read: it cuts by
+     * half and bounds the capacity at the rate, as the first would have.
+     */
+    @Test
+    void aPauseExcusesItsWindowAndTheNext() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(130, window(flow, 100, 30), 1e-9);
+        flow.noteStall(PAUSE_NS);
+        assertEquals(130, window(flow, 130, 400), 1e-9);
+        assertEquals(130, window(flow, 130, 400), 1e-9);
+        assertEquals(Double.POSITIVE_INFINITY, flow.stats().capacityEstimate());
+        assertEquals(65, window(flow, 130, 400), 1e-9);
+        assertEquals(130, flow.stats().capacityEstimate(), 1e-9);
+    }
+
+    /** The same readings without a pause: the first cuts. */
+    @Test
+    void withoutAPauseTheSameReadingCuts() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(130, window(flow, 100, 30), 1e-9);
+        assertEquals(65, window(flow, 130, 400), 1e-9);
+    }
+
+    /** An excused window under the target does not climb either: its reading is the pause's. */
+    @Test
+    void anExcusedWindowUnderTheTargetHolds() {
+        PowerFlowController<String> flow = knee(100);
+        flow.noteStall(PAUSE_NS);
+        assertEquals(100, window(flow, 100, 30), 1e-9);
+        assertEquals(100, window(flow, 100, 30), 1e-9);
+        assertEquals(130, window(flow, 100, 30), 1e-9);
+    }
+
+    /**
+     * The pause that excuses is at least max(0.5 × target, 50 ms): at a 60-ms target 50 ms
+     * excuses and 49.9 ms does not; at a 200-ms target 100 ms excuses and 99.9 ms does not.
+     */
+    @Test
+    void theShortestPauseThatExcuses() {
+        assertEquals(100, pausedWindow(60, 50_000_000L), 1e-9);
+        assertEquals(50, pausedWindow(60, 49_900_000L), 1e-9);
+        assertEquals(100, pausedWindow(200, 100_000_000L), 1e-9);
+        assertEquals(50, pausedWindow(200, 99_900_000L), 1e-9);
+    }
+
+    /** A fresh law at 100/s and the target, a pause of {@code nanos}, then a window of 100 samples of 5 × the target. */
+    private double pausedWindow(double target, long nanos) {
+        PowerFlowController<String> flow = PowerFlowController.<String>builder().rate(100).minRate(1).maxRate(1000)
+                .targetP99(target).controlLaw(ControlLaw.KNEE_AWARE).ticker(t).build();
+        flow.noteStall(nanos);
+        return window(flow, 100, 5 * target);
+    }
+
+    /**
+     * After an excused pause, a pause in the next {@code STALL_GAP} = 10 windows is read like any
+     * other latency: here the 11th window (9 windows at the target between) cuts; the 12th
+     * would be excused.
+     */
+    @Test
+    void pausesTooCloseTogetherAreRead() {
+        assertEquals(50, secondPauseAt(11), 1e-9);
+        assertEquals(100, secondPauseAt(12), 1e-9);
+    }
+
+    /**
+     * A law at 100/s: an excused pause in window 1 (400 ms), window 2 its shadow (400 ms), windows
+     * at the target (which hold the rate) up to {@code w}, where another pause comes with 400 ms;
+     * returns the rate after window w.
+     */
+    private double secondPauseAt(int w) {
+        PowerFlowController<String> flow = knee(100);
+        flow.noteStall(PAUSE_NS);
+        assertEquals(100, window(flow, 100, 400), 1e-9);
+        assertEquals(100, window(flow, 100, 400), 1e-9);
+        for (int i = 3; i < w; i++) {
+            assertEquals(100, window(flow, 100, 60), 1e-9, "window " + i);
+        }
+        flow.noteStall(PAUSE_NS);
+        return window(flow, 100, 400);
+    }
+
+    /**
+     * While trimming, a pause's 200 ms windows would end trimming (over 2 × the target) and cut;
+     * excused, they hold the rate and stay out of the block: the ten windows of 40 ms after them
+     * make a whole block, which steps up by the largest step, 3 %.
+     */
+    @Test
+    void aPauseWhileTrimmingStaysOutOfTheBlock() {
+        PowerFlowController<String> flow = trimmingNearTheKnee();
+        double r = flow.rate();
+        flow.noteStall(PAUSE_NS);
+        assertEquals(r, window(flow, 135, 200), 1e-9);
+        assertEquals(r, window(flow, 135, 200), 1e-9);
+        assertTrue(flow.kneeTrimming());
+        assertEquals(r * 1.03, trimBlock(flow, 40), 1e-9);
+    }
+
+    /** The longest pause noted in a window counts; reset() forgets a pause not yet observed. */
+    @Test
+    void theLongestPauseCountsAndResetForgetsIt() {
+        PowerFlowController<String> flow = knee(100);
+        flow.noteStall(PAUSE_NS);
+        flow.noteStall(20_000_000L);
+        assertEquals(100, window(flow, 100, 400), 1e-9);
+        PowerFlowController<String> other = knee(100);
+        other.noteStall(PAUSE_NS);
+        other.reset();
+        assertEquals(50, window(other, 100, 400), 1e-9);
+    }
+
+    /** The PI law does not read pauses: its first step is kp × error, as without one. */
+    @Test
+    void thePiLawDoesNotReadPauses() {
+        PowerFlowController<String> flow = PowerFlowController.<String>builder().rate(100).minRate(1)
+                .targetP99(30).ticker(t).build();
+        flow.noteStall(PAUSE_NS);
+        flow.record(12);
+        assertEquals(1.0, flow.observe(1000), 1e-12);
+    }
+
     @Test
     void executorDefaultsToKneeAware() {
         try (PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).minRate(1).build()) {

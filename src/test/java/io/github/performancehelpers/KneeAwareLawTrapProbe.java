@@ -37,13 +37,13 @@ public final class KneeAwareLawTrapProbe {
         for (int i = 1; i < start; i++) {
             h.record(15);
         }
-        double rate = law.step(h.snapshotAndReset(), start, 1.0, 700);
+        double rate = law.step(h.snapshotAndReset(), start, 1.0, 700, 0);
         double highest = rate;
         for (int t = 0; t < 120; t++) {
             for (long i = Math.round(rate); i > 0; i--) {
                 h.record(15 * Math.exp(0.5 * random.nextGaussian()));
             }
-            rate = law.step(h.snapshotAndReset(), rate, 1.0, 700);
+            rate = law.step(h.snapshotAndReset(), rate, 1.0, 700, 0);
             highest = Math.max(highest, rate);
         }
         return new double[] {highest, rate};

@@ -415,4 +415,74 @@ class PowerFlowExecutorLoopTest {
         assertEquals(2, e.stats().admitted());
         terminate(e);
     }
+    // ------------------------------------------------------------ pauses of the process
+
+    /**
+     * The dispatcher paces the second task for 1 s; the fake clock passes 1.3 s before it wakes
+     * (a pause of the process, as far as it can tell): it notes 300 ms, and the knee-aware law
+     * excuses the window, holding 1/s. Woken on time, the same window climbs by 30 %. The
+     * observe interval is 2 s, so that the tick, at 1.3 s, is not late itself.
+     */
+    @Test
+    void aLateWakeUpOfTheDispatcherIsNotedAsAPause() throws Exception {
+        assertEquals(1.0, rateAfterWakingLate(300), 1e-9);
+        assertEquals(1.3, rateAfterWakingLate(0), 1e-9);
+    }
+
+    /**
+     * At 1/s, runs one task (admitted at once), queues a second, waits for the dispatcher to
+     * park for its admission (1 s of fake time away), moves the clock {@code 1000 + lateMs}
+     * on, wakes the dispatcher, and runs one tick; returns the rate after it.
+     */
+    private static double rateAfterWakingLate(long lateMs) throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = pausing(t, s).observeInterval(Duration.ofSeconds(2)).build();
+        e.submit(() -> { }).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        Future<?> second = e.submit(() -> { });
+        // The dispatcher's only timed park is the wait for admission.
+        await(() -> e.dispatcherThread().getState() == Thread.State.TIMED_WAITING);
+        t.advanceMillis(1000 + lateMs);
+        java.util.concurrent.locks.LockSupport.unpark(e.dispatcherThread());
+        second.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        await(() -> e.stats().recorded() == 2);
+        return tickOnce(e, s);
+    }
+
+    /**
+     * A tick 300 ms after its 1-s interval (held up by a pause of the process) notes the
+     * lateness, and the law excuses the window: 1/s holds. On time, or 10 ms late (noted: the
+     * law reads only pauses of 50 ms or more), the window climbs by 30 %.
+     */
+    @Test
+    void aLateTickIsNotedAsAPause() throws Exception {
+        assertEquals(1.0, rateAfterTickingLate(1300), 1e-9);
+        assertEquals(1.3, rateAfterTickingLate(1000), 1e-9);
+        assertEquals(1.3, rateAfterTickingLate(1040), 1e-9);
+    }
+
+    /** At 1/s, runs one task, moves the clock {@code ms} on and runs one tick; returns the rate after it. */
+    private static double rateAfterTickingLate(long ms) throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = pausing(t, s).build();
+        e.submit(() -> { }).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        await(() -> e.stats().recorded() == 1);
+        t.advanceMillis(ms);
+        return tickOnce(e, s);
+    }
+
+    /** An executor on the knee-aware law at 1/s (at most 100/s), target 50 ms. */
+    private static PowerFlowExecutor.Builder pausing(FakeTicker t, ManualScheduler s) {
+        return PowerFlowExecutor.builder().rate(1).minRate(1).maxRate(100).targetP99(50).ticker(t).scheduler(s);
+    }
+
+    /** Runs the tick once, checks that it observed, terminates the executor; returns the rate after the tick. */
+    private static double tickOnce(PowerFlowExecutor e, ManualScheduler s) throws Exception {
+        s.runAll();
+        assertEquals(1, e.stats().observations());
+        double rate = e.controller().rate();
+        terminate(e);
+        return rate;
+    }
 }
