@@ -1,5 +1,6 @@
 package io.github.performancehelpers.bench;
 
+import io.github.performancehelpers.ControllerAccess;
 import io.github.performancehelpers.FakeTicker;
 import io.github.performancehelpers.PowerFlowController;
 import io.github.performancehelpers.PowerHistogram;
@@ -158,6 +159,34 @@ public final class ClosedLoopSimulation {
     /** One second in this many, on average, the machine pauses (0: never); the pause's length, ms. */
     private static final int pauseEvery = Integer.getInteger("sim.pauseEvery", 0);
     private static final long pauseMs = Long.getLong("sim.pauseMs", 500);
+    /**
+     * Whether a pause stops the whole process ({@code -Dsim.pauseKind=process}: a collector's
+     * pause, the machine descheduled): nothing is admitted during it, and the dispatcher notes it
+     * to the controller; otherwise ({@code downstream}) only the calls in flight are late, and
+     * arrivals go on.
+     */
+    /** Whether the dispatcher notes a process pause to the controller ({@code -Dsim.noteStalls=false}: not). */
+    private static final boolean noteStalls = !"false".equals(System.getProperty("sim.noteStalls"));
+    private static final boolean processPauses = "process".equals(System.getProperty("sim.pauseKind", "downstream"));
+
+    /** Every call in flight at {@code at}, and every call queued behind one, ends {@code d} later. */
+    private static void pause(long at, long d, PriorityQueue<long[]> pending, long[] slotFree,
+            PriorityQueue<Long> threads) {
+        List<long[]> shifted = new ArrayList<>();
+        while (!pending.isEmpty()) {
+            long[] p = pending.poll();
+            shifted.add(p[0] > at ? new long[] {p[0] + d, p[1] + d} : p);
+        }
+        pending.addAll(shifted);
+        for (int i = 0; i < slotFree.length; i++) {
+            slotFree[i] = slotFree[i] > at ? slotFree[i] + d : slotFree[i];
+        }
+        List<Long> freeAt = new ArrayList<>(threads);
+        threads.clear();
+        for (long f : freeAt) {
+            threads.add(f > at ? f + d : f);
+        }
+    }
     /** The length of the blocks the runs report ({@link Run#blockP99()}), windows. */
     private static int blockWindows = ClosedLoopBench.BLOCK;
 
@@ -177,25 +206,16 @@ public final class ClosedLoopSimulation {
         long nextArrival = 0;
         long stepAt = phaseSeconds * second + stepOffsetNanos;
         SplittableRandom pauses = new SplittableRandom(seed ^ 0x5DEECE66DL);
+
         for (int w = 0; w < windows; w++) {
+            long pauseAt = -1;
+            boolean stalled = false;
             if (pauseEvery > 0 && pauses.nextInt(pauseEvery) == 0) {
-                // The machine pauses for pauseMs at a random point of this second: every call in
-                // flight then, and every call queued behind one, ends that much later.
-                long at = w * second + pauses.nextLong(second);
-                long d = pauseMs * ms;
-                List<long[]> shifted = new ArrayList<>();
-                while (!pending.isEmpty()) {
-                    long[] p = pending.poll();
-                    shifted.add(p[0] > at ? new long[] {p[0] + d, p[1] + d} : p);
-                }
-                pending.addAll(shifted);
-                for (int i = 0; i < slotFree.length; i++) {
-                    slotFree[i] = slotFree[i] > at ? slotFree[i] + d : slotFree[i];
-                }
-                List<Long> freeAt = new ArrayList<>(threads);
-                threads.clear();
-                for (long f : freeAt) {
-                    threads.add(f > at ? f + d : f);
+                // The machine pauses for pauseMs at a random point of this second (see pause()).
+                pauseAt = w * second + pauses.nextLong(second);
+                if (!processPauses) {
+                    pause(pauseAt, pauseMs * ms, pending, slotFree, threads);
+                    pauseAt = -1;
                 }
             }
             perWindow.add(new ArrayList<>());
@@ -211,6 +231,17 @@ public final class ClosedLoopSimulation {
                 threads.remove(threads.stream().max(Long::compare).orElseThrow());
             }
             for (; nextArrival < end; nextArrival += interval) {
+                if (pauseAt >= 0 && nextArrival >= pauseAt) {
+                    // A pause of the whole process: the calls in flight end late, and nothing is
+                    // admitted until it ends (the dispatcher catches up at most 20 ms of it).
+                    pause(pauseAt, pauseMs * ms, pending, slotFree, threads);
+                    nextArrival = Math.max(nextArrival, pauseAt + pauseMs * ms);
+                    stalled = true;
+                    pauseAt = -1;
+                    if (nextArrival >= end) {
+                        break;
+                    }
+                }
                 long threadStart = Math.max(nextArrival, threads.poll());
                 int slots = nextArrival < stepAt ? c.slots() : c.slots() / 2;
                 int s = 0;
@@ -226,7 +257,17 @@ public final class ClosedLoopSimulation {
                 threads.add(finish);
                 pending.add(new long[] {finish, finish - threadStart});
             }
+            if (pauseAt >= 0) { // after the window's last arrival
+                pause(pauseAt, pauseMs * ms, pending, slotFree, threads);
+                nextArrival = Math.max(nextArrival, pauseAt + pauseMs * ms);
+                stalled = true;
+            }
             flow.offer(Math.round(c.offered())); // the bench's open-loop demand, this second
+            if (stalled && noteStalls) {
+                // The pause is noted in the window it began in: by the dispatcher if it ended
+                // there, or else by the tick, held up by it past the window's end.
+                flow.stall(pauseMs * ms);
+            }
             ticker.set(end);
             while (!pending.isEmpty() && pending.peek()[0] <= end) {
                 long[] p = pending.poll();
@@ -270,6 +311,10 @@ public final class ClosedLoopSimulation {
 
         void record(double ms);
 
+        /** The dispatcher woke {@code nanos} late (a pause of the process); ignored by default. */
+        default void stall(long nanos) {
+        }
+
         double observe(double dtMs);
     }
 
@@ -289,6 +334,11 @@ public final class ClosedLoopSimulation {
         @Override
         public void record(double ms) {
             flow.record(ms);
+        }
+
+        @Override
+        public void stall(long nanos) {
+            ControllerAccess.noteStall(flow, nanos);
         }
 
         @Override
