@@ -116,10 +116,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * waiting; it never waits for the limiter, so pacing stays the dispatcher's. A wake-up more than
  * 10 ms late, with a task waiting, or a tick more than 10 ms after its interval, is noted to the
  * controller as a pause of the process: the knee-aware law does not cut on the latency of a long
- * one (see {@link PowerFlowController.ControlLaw#KNEE_AWARE}, "Pauses"). A rate change wakes the dispatcher, so it takes
- * effect at once, also when the dispatcher is already waiting. The dispatcher is a virtual thread,
- * so it shares the carrier threads with the default delegate's tasks: CPU-bound tasks that keep
- * every carrier busy delay it (use a {@code ThreadPoolExecutor} delegate for such work).
+ * one (see {@link PowerFlowController.ControlLaw#KNEE_AWARE}, "Pauses"). A rate change wakes the
+ * dispatcher, so it takes effect at once, also when the dispatcher is already waiting. The
+ * dispatcher is a virtual thread, so it shares the carrier threads with the default delegate's
+ * tasks: CPU-bound tasks that keep every carrier busy delay it (use a {@code ThreadPoolExecutor}
+ * delegate for such work).
  *
  * <h2>Statistics</h2>
  * {@link #stats()}: the controller's loop figures plus the executor's task accounting. Every task
@@ -892,10 +893,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 return; // no time has passed (or the ticker went backwards): nothing to observe
             }
             lastTickNanos = now;
-            if (elapsed - observeIntervalNanos > STALL_NOTE_NANOS) {
+            long late = elapsed - observeIntervalNanos;
+            if (late > STALL_NOTE_NANOS) {
                 // The tick itself came late: a pause of the process straddled the window's end
                 // (the dispatcher, woken by the same pause, may note it only in the next window).
-                controller.noteStall(elapsed - observeIntervalNanos);
+                controller.noteStall(late);
             }
             controller.observe(elapsed / 1e6);
             queueWait.snapshotAndReset();

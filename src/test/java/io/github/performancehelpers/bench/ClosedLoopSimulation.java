@@ -165,9 +165,9 @@ public final class ClosedLoopSimulation {
      * to the controller; otherwise ({@code downstream}) only the calls in flight are late, and
      * arrivals go on.
      */
+    private static final boolean processPauses = "process".equals(System.getProperty("sim.pauseKind", "downstream"));
     /** Whether the dispatcher notes a process pause to the controller ({@code -Dsim.noteStalls=false}: not). */
     private static final boolean noteStalls = !"false".equals(System.getProperty("sim.noteStalls"));
-    private static final boolean processPauses = "process".equals(System.getProperty("sim.pauseKind", "downstream"));
 
     /** Every call in flight at {@code at}, and every call queued behind one, ends {@code d} later. */
     private static void pause(long at, long d, PriorityQueue<long[]> pending, long[] slotFree,
@@ -206,7 +206,6 @@ public final class ClosedLoopSimulation {
         long nextArrival = 0;
         long stepAt = phaseSeconds * second + stepOffsetNanos;
         SplittableRandom pauses = new SplittableRandom(seed ^ 0x5DEECE66DL);
-
         for (int w = 0; w < windows; w++) {
             long pauseAt = -1;
             boolean stalled = false;
