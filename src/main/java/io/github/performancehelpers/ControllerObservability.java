@@ -31,6 +31,7 @@ final class ControllerObservability {
             p.counter("power.flow.dropped", c::dropped);
             p.counter("power.flow.recorded", () -> c.recordedCount());
             p.counter("power.flow.observations", () -> c.observationCount());
+            p.counter("power.flow.pauses.excused", () -> c.pausesExcused());
             if (jmx) {
                 p.mbean(MBEAN_TYPE, c.name(), new Bean(c), PowerFlowControllerMXBean.class);
             }
@@ -111,6 +112,11 @@ final class ControllerObservability {
         @Override
         public long getObservations() {
             return c.observationCount();
+        }
+
+        @Override
+        public long getPausesExcused() {
+            return c.pausesExcused();
         }
 
         @Override

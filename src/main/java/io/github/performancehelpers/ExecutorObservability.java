@@ -71,6 +71,7 @@ final class ExecutorObservability implements AutoCloseable {
             p.counter("power.flow.dropped", () -> e.controller().dropped());
             p.counter("power.flow.rejected", () -> e.rejectedCount());
             p.counter("power.flow.observations", () -> e.controller().observationCount());
+            p.counter("power.flow.pauses.excused", () -> e.controller().pausesExcused());
             p.counter("power.flow.completed", () -> e.completedCount());
             p.counter("power.flow.failed", () -> e.failedCount());
             p.counter("power.flow.cancelled", () -> e.cancelledCount());
@@ -238,6 +239,11 @@ final class ExecutorObservability implements AutoCloseable {
         @Override
         public long getObservations() {
             return executor.controller().observationCount();
+        }
+
+        @Override
+        public long getPausesExcused() {
+            return executor.controller().pausesExcused();
         }
 
         @Override

@@ -59,6 +59,14 @@ final class FlowEvents {
         @Label("dt")
         @Description("The time since the previous observation, in the gains' unit (milliseconds by default)")
         double dt;
+
+        @Label("Pause (ms)")
+        @Description("The longest pause of the process the executor noted during the window, in milliseconds; 0 when none")
+        double pause;
+
+        @Label("Excused")
+        @Description("Whether the knee-aware law left this window out (a pause in it or in the window before): the rate held")
+        boolean excused;
     }
 
     /** The loop moved the rate. */
@@ -121,7 +129,7 @@ final class FlowEvents {
     }
 
     static void observation(String name, double p99, double error, double rate, double previous,
-            boolean saturated, double dt) {
+            boolean saturated, double dt, double pauseMs, boolean excused) {
         Observation e = new Observation();
         if (!e.isEnabled()) {
             return;
@@ -133,6 +141,8 @@ final class FlowEvents {
         e.previous = previous;
         e.saturated = saturated;
         e.dt = dt;
+        e.pause = pauseMs;
+        e.excused = excused;
         e.commit();
     }
 

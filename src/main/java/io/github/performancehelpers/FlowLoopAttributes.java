@@ -109,4 +109,12 @@ public interface FlowLoopAttributes {
      * @return the count
      */
     long getObservations();
+
+    /**
+     * Pauses of the process that excused a window from the knee-aware law (which held the rate
+     * through them), since construction; 0 under the PI law.
+     *
+     * @return the count
+     */
+    long getPausesExcused();
 }

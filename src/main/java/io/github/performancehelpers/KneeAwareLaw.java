@@ -132,6 +132,13 @@ final class KneeAwareLaw {
     private int sinceStall = STALL_GAP;
     /** The next window is excused too: the one after a pause ends the calls queued behind it. */
     private boolean stallShadow;
+    /**
+     * Pauses that excused a window, since construction ({@link #reset} keeps it, as the
+     * controller's other counters). Written under the controller's loop lock, read by its stats.
+     */
+    private volatile long pausesExcused;
+    /** The last step's window was excused (by a pause or as the window after one). */
+    private boolean lastExcused;
 
     KneeAwareLaw(double target, double quantile, double min, double max) {
         this.target = target;
@@ -163,7 +170,8 @@ final class KneeAwareLaw {
      * @return the new rate, in [min, max]
      */
     double step(PowerHistogram.Snapshot window, double rate, double seconds, long demand, double stallMs) {
-        if (excused(stallMs)) {
+        lastExcused = excused(stallMs);
+        if (lastExcused) {
             // A pause of the process: the calls in flight ended late whatever the rate. Hold, and
             // keep the window out of every reading, the capacity and the trim block.
             return clamp(rate);
@@ -282,6 +290,7 @@ final class KneeAwareLaw {
         if (stallMs >= Math.max(STALL * target, STALL_FLOOR_MS) && sinceStall > STALL_GAP) {
             sinceStall = 0;
             stallShadow = true;
+            pausesExcused = pausesExcused + 1; // one writer: the loop lock
             return true;
         }
         return false;
@@ -350,6 +359,16 @@ final class KneeAwareLaw {
         return capacity;
     }
 
+    /** Pauses of the process that excused a window, since construction. */
+    long pausesExcused() {
+        return pausesExcused;
+    }
+
+    /** Whether the last step's window was excused: by a pause, or as the window after one. */
+    boolean lastExcused() {
+        return lastExcused;
+    }
+
     /** Whether the law is trimming: the rate moves once per block of windows. */
     boolean trimming() {
         return trimming;
@@ -358,6 +377,7 @@ final class KneeAwareLaw {
     void reset() {
         sinceStall = STALL_GAP;
         stallShadow = false;
+        lastExcused = false;
         climbing = false;
         trimming = false;
         newBlock();

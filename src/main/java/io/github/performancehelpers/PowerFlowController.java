@@ -347,7 +347,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
                 next = kneeLaw.step(window, previous, seconds, demand, stall / 1e6);
             }
             observations.incrementAndGet();
-            FlowEvents.observation(name, measured, targetP99 - measured, next, previous, loopSaturated(next), dt);
+            FlowEvents.observation(name, measured, targetP99 - measured, next, previous, loopSaturated(next), dt,
+                    stall / 1e6, kneeLaw != null && kneeLaw.lastExcused());
             if (next == previous) {
                 return next;
             }
@@ -652,7 +653,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
                 submittedCount(), admittedCount(), recordedCount(), queue.dropped(), observationCount(),
                 observedQuantile(latency.snapshot(), quantile), loopSaturated(rate), controlLaw,
                 kneeLaw == null ? Double.NaN : kneeLaw.smoothed(),
-                kneeLaw == null ? Double.NaN : kneeLaw.capacity());
+                kneeLaw == null ? Double.NaN : kneeLaw.capacity(), pausesExcused());
     }
 
     // ---------------------------------------------------------------- executor hooks
@@ -737,6 +738,11 @@ public final class PowerFlowController<T> implements AutoCloseable {
 
     long recordedCount() {
         return recorded.sum();
+    }
+
+    /** Pauses of the process that excused a window under the knee-aware law; 0 under the PI law. */
+    long pausesExcused() {
+        return kneeLaw == null ? 0 : kneeLaw.pausesExcused();
     }
 
     long observationCount() {
@@ -847,11 +853,15 @@ public final class PowerFlowController<T> implements AutoCloseable {
      *                      window, corrected as {@link ControlLaw#KNEE_AWARE} describes), per
      *                      second; {@link Double#POSITIVE_INFINITY} before any; {@link Double#NaN} under
      *                      {@link ControlLaw#PI}
+     * @param pausesExcused under {@link ControlLaw#KNEE_AWARE}, the pauses of the process (noted
+     *                      by {@link PowerFlowExecutor}) that excused a window from the law, since
+     *                      construction (see {@link ControlLaw#KNEE_AWARE}, "Pauses"); 0 under
+     *                      {@link ControlLaw#PI} and for a controller no executor drives
      */
     public record Stats(double rate, double minRate, double maxRate, double targetP99, double quantile,
             int depth, int queueCapacity, long submitted, long admitted, long recorded, long dropped,
             long observations, double p99, boolean saturated, ControlLaw controlLaw, double smoothedP99,
-            double capacityEstimate) {
+            double capacityEstimate, long pausesExcused) {
     }
 
     /**
@@ -963,7 +973,10 @@ public final class PowerFlowController<T> implements AutoCloseable {
          *     then ends that much later, whatever the rate, and cutting on it (half, with the
          *     capacity bounded or measured low) cost a minute or more of climbing back. A pause
          *     within 10 windows after an excused one is read like any other latency: pauses
-         *     that frequent may be the load's own doing.</li>
+         *     that frequent may be the load's own doing. Each excusing pause counts in
+         *     {@link Stats#pausesExcused()} (metric {@code power.flow.pauses.excused}, MXBean
+         *     attribute {@code PausesExcused}); each window's {@code Observation} JFR event
+         *     carries the pause noted in it and whether it was excused.</li>
          * <li>{@code r'} is clamped into {@code [minRate, maxRate]}.</li>
          * </ol>
          * <p>Why: a queueing downstream's p99 stays near the service time's own p99 up to

@@ -1160,7 +1160,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         return new Stats(c.rate(), c.minRate(), c.maxRate(), c.targetP99(), c.quantile(), c.depth(),
                 c.queueCapacity(), c.submitted() - retracted.sum(), c.admitted(), c.recorded(), c.dropped(), c.observations(),
                 c.p99(), c.saturated(), rejected.sum(), runningNow(), completed.sum(), failed.sum(),
-                cancelled.sum(), poolSize(), queueWait.quantile(0.99), controller.lastObservedP99());
+                cancelled.sum(), poolSize(), queueWait.quantile(0.99), controller.lastObservedP99(), c.pausesExcused());
     }
 
     /** The running-tasks gauge; never negative, even while a task's +1 and -1 sit in different cells. */
@@ -1558,11 +1558,15 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *                        empty
      * @param lastObservedP99 the quantile the last observation fed the control law (the last completed
      *                        window), milliseconds; {@code NaN} before the first
+     * @param pausesExcused   pauses of the process (a dispatcher wake-up or a tick late by at
+     *                        least max(half the target, 50 ms)) that excused a window from the
+     *                        knee-aware law, which held the rate through it; 0 under the PI law
      */
     public record Stats(double rate, double minRate, double maxRate, double targetP99, double quantile,
             int depth, int queueCapacity, long submitted, long admitted, long recorded, long dropped,
             long observations, double p99, boolean saturated, long rejected, int running, long completed,
-            long failed, long cancelled, int poolSize, double queueWaitP99, double lastObservedP99) {
+            long failed, long cancelled, int poolSize, double queueWaitP99, double lastObservedP99,
+            long pausesExcused) {
     }
 
     // ---------------------------------------------------------------- builder

@@ -83,12 +83,39 @@ class JfrEventsTest {
         assertEquals(100.0, o.getDouble("previous"));
         assertTrue(o.getBoolean("saturated"));
         assertEquals(1000.0, o.getDouble("dt"), 1e-9);
+        assertEquals(0.0, o.getDouble("pause"));
+        assertFalse(o.getBoolean("excused"));
         List<RecordedEvent> rc = ofType(events, RATE_CHANGE);
         assertEquals(1, rc.size());
         assertEquals(10.0, rc.get(0).getDouble("rate"));
         assertEquals(100.0, rc.get(0).getDouble("previous"));
         assertTrue(o.getEventType().getCategoryNames().contains("performance-helpers"));
         assertNull(o.getStackTrace(), "@StackTrace(false)");
+    }
+
+    /**
+     * A noted pause of 300 ms: the Observation of its window carries it (pause 300 ms, excused),
+     * the next window is excused as its shadow (pause 0), the third is read (not excused).
+     */
+    @Test
+    void anExcusedPauseIsRecorded() throws Exception {
+        String name = unique("jfr-pause");
+        PowerFlowController<String> f = PowerFlowController.<String>builder().rate(100).minRate(10).maxRate(200)
+                .targetP99(60).controlLaw(PowerFlowController.ControlLaw.KNEE_AWARE).name(name).build();
+        List<RecordedEvent> events = record(name, List.of(OBSERVATION), () -> {
+            f.noteStall(300_000_000L);
+            for (int i = 0; i < 3; i++) {
+                f.record(400);
+                f.observe();
+            }
+        });
+        List<RecordedEvent> obs = ofType(events, OBSERVATION);
+        assertEquals(3, obs.size(), events::toString);
+        assertEquals(300.0, obs.get(0).getDouble("pause"), 1e-9);
+        assertTrue(obs.get(0).getBoolean("excused"));
+        assertEquals(0.0, obs.get(1).getDouble("pause"));
+        assertTrue(obs.get(1).getBoolean("excused"));
+        assertFalse(obs.get(2).getBoolean("excused"));
     }
 
     /** Drops are throttled: however many drops an interval has, one Drops event per observation carries their count. */

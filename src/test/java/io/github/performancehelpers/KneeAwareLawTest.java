@@ -583,18 +583,22 @@ class KneeAwareLawTest {
     /**
      * A pause of 300 ms (over 0.5 × 60 ms and over 50 ms) excuses its window and the next: 400 ms
      * readings hold the rate and leave the capacity alone. The third window is read: it cuts by
-     * half and bounds the capacity at the rate, as the first would have.
+     * half and bounds the capacity at the rate, as the first would have. Stats count one pause
+     * excused (the shadow window is the same pause's).
      */
     @Test
     void aPauseExcusesItsWindowAndTheNext() {
         PowerFlowController<String> flow = knee(100);
         assertEquals(130, window(flow, 100, 30), 1e-9);
+        assertEquals(0, flow.stats().pausesExcused());
         flow.noteStall(PAUSE_NS);
         assertEquals(130, window(flow, 130, 400), 1e-9);
+        assertEquals(1, flow.stats().pausesExcused());
         assertEquals(130, window(flow, 130, 400), 1e-9);
         assertEquals(Double.POSITIVE_INFINITY, flow.stats().capacityEstimate());
         assertEquals(65, window(flow, 130, 400), 1e-9);
         assertEquals(130, flow.stats().capacityEstimate(), 1e-9);
+        assertEquals(1, flow.stats().pausesExcused());
     }
 
     /** The same readings without a pause: the first cuts. */
@@ -642,8 +646,12 @@ class KneeAwareLawTest {
      */
     @Test
     void pausesTooCloseTogetherAreRead() {
-        assertEquals(50, secondPauseAt(11), 1e-9);
-        assertEquals(100, secondPauseAt(12), 1e-9);
+        PowerFlowController<String> read = knee(100);
+        assertEquals(50, secondPauseAt(read, 11), 1e-9);
+        assertEquals(1, read.stats().pausesExcused());
+        PowerFlowController<String> excused = knee(100);
+        assertEquals(100, secondPauseAt(excused, 12), 1e-9);
+        assertEquals(2, excused.stats().pausesExcused());
     }
 
     /**
@@ -651,8 +659,7 @@ class KneeAwareLawTest {
      * at the target (which hold the rate) up to {@code w}, where another pause comes with 400 ms;
      * returns the rate after window w.
      */
-    private double secondPauseAt(int w) {
-        PowerFlowController<String> flow = knee(100);
+    private double secondPauseAt(PowerFlowController<String> flow, int w) {
         flow.noteStall(PAUSE_NS);
         assertEquals(100, window(flow, 100, 400), 1e-9);
         assertEquals(100, window(flow, 100, 400), 1e-9);
@@ -686,10 +693,13 @@ class KneeAwareLawTest {
         flow.noteStall(PAUSE_NS);
         flow.noteStall(20_000_000L);
         assertEquals(100, window(flow, 100, 400), 1e-9);
+        flow.reset();
+        assertEquals(1, flow.stats().pausesExcused()); // a counter: reset keeps it
         PowerFlowController<String> other = knee(100);
         other.noteStall(PAUSE_NS);
         other.reset();
         assertEquals(50, window(other, 100, 400), 1e-9);
+        assertEquals(0, other.stats().pausesExcused());
     }
 
     /** The PI law does not read pauses: its first step is kp × error, as without one. */
@@ -700,6 +710,7 @@ class KneeAwareLawTest {
         flow.noteStall(PAUSE_NS);
         flow.record(12);
         assertEquals(1.0, flow.observe(1000), 1e-12);
+        assertEquals(0, flow.stats().pausesExcused());
     }
 
     @Test

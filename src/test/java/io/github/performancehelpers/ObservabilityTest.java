@@ -44,11 +44,11 @@ class ObservabilityTest {
         String name = unique("obs");
         PowerFlowExecutor e = loop(new FakeTicker(), new ManualScheduler()).name(name).observability(c).build();
         for (String m : new String[] {"rate", "p99", "depth", "pool.size", "running", "saturated", "stale",
-                "submitted", "admitted", "dropped", "rejected", "observations", "completed", "failed", "cancelled",
-                "stale.episodes"}) {
+                "submitted", "admitted", "dropped", "rejected", "observations", "pauses.excused", "completed",
+                "failed", "cancelled", "stale.episodes"}) {
             assertNotNull(c.value("power.flow." + m, executorTags(name)), m);
         }
-        assertEquals(16, c.size());
+        assertEquals(17, c.size());
         terminate(e);
     }
 
@@ -225,7 +225,7 @@ class ObservabilityTest {
         String name = unique("ctl");
         PowerFlowController<String> f = PowerFlowController.<String>builder().rate(100).minRate(10).maxRate(200)
                 .queueCapacity(1).name(name).observability(c).build();
-        assertEquals(9, c.size());
+        assertEquals(10, c.size());
         assertTrue(f.submit("a"));
         assertFalse(f.submit("b"));
         assertEquals(1L, c.value("power.flow.dropped", controllerTags(name)));
@@ -238,6 +238,34 @@ class ObservabilityTest {
         assertEquals(f.rate(), c.value("power.flow.rate", controllerTags(name)).doubleValue());
         f.close();
         assertEquals(0, c.size());
+    }
+
+    /**
+     * A pause of the process the knee-aware law excuses counts in power.flow.pauses.excused and
+     * the MXBean's PausesExcused: once for the pause (not for its shadow window), not for a
+     * window without one.
+     */
+    @Test
+    void anExcusedPauseIsCounted() throws Exception {
+        InMemoryMetricsCollector c = MetricsCollector.inMemory();
+        String name = unique("pause");
+        PowerFlowController<String> f = PowerFlowController.<String>builder().rate(100).minRate(10).maxRate(200)
+                .targetP99(60).controlLaw(PowerFlowController.ControlLaw.KNEE_AWARE).name(name).observability(c)
+                .jmx(true).build();
+        javax.management.ObjectName on = new javax.management.ObjectName(
+                "io.github.performancehelpers:type=PowerFlowController,name=" + name);
+        javax.management.MBeanServer server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        f.record(400);
+        f.observe();
+        assertEquals(0L, c.value("power.flow.pauses.excused", controllerTags(name)));
+        f.noteStall(300_000_000L);
+        for (int i = 0; i < 2; i++) { // the pause's window and its shadow
+            f.record(400);
+            f.observe();
+        }
+        assertEquals(1L, c.value("power.flow.pauses.excused", controllerTags(name)));
+        assertEquals(1L, server.getAttribute(on, "PausesExcused"));
+        f.close();
     }
 
     /** observability(true) on the controller uses the shared collector; a duplicate live name is refused. */

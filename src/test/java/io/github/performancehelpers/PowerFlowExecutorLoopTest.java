@@ -477,11 +477,16 @@ class PowerFlowExecutorLoopTest {
         return PowerFlowExecutor.builder().rate(1).minRate(1).maxRate(100).targetP99(50).ticker(t).scheduler(s);
     }
 
-    /** Runs the tick once, checks that it observed, terminates the executor; returns the rate after the tick. */
+    /**
+     * Runs the tick once, checks that it observed and that the executor's stats count a pause
+     * excused exactly when the rate held at 1/s (otherwise the window climbs), terminates the
+     * executor; returns the rate after the tick.
+     */
     private static double tickOnce(PowerFlowExecutor e, ManualScheduler s) throws Exception {
         s.runAll();
         assertEquals(1, e.stats().observations());
         double rate = e.controller().rate();
+        assertEquals(rate == 1.0 ? 1 : 0, e.stats().pausesExcused());
         terminate(e);
         return rate;
     }
