@@ -91,11 +91,13 @@ class ExecutorBenchSmokeTest {
         assertTrue(two.contains(heading + "\nflowPool       58.0  70.0 | within ±10 %: 1/2, over: 1, under: 0\n"), two);
         String one = ClosedLoopBench.table(config, List.of(result(new double[] {58})));
         assertFalse(one.contains(heading), one);
+        // One pause excused, at the end of the second one-second window.
+        assertTrue(one.contains("excused, at the end of which seconds:\nflowPool      1: 2\n"), one);
     }
 
     private static ClosedLoopBench.Result result(double[] minutes) {
         double[] windows = {50, 60};
         return new ClosedLoopBench.Result("flowPool", 50, 60, 1, 190, 200, 500, 1_000, 70, windows,
-                new double[] {210, 215}, new double[] {60}, minutes);
+                new double[] {210, 215}, new double[] {60}, minutes, new long[] {0, 1});
     }
 }

@@ -171,6 +171,11 @@ public final class ClosedLoopBench {
             return Double.NaN;
         }
 
+        /** Pauses of the process the contender's control law excused so far; -1 for one without. */
+        default long pausesExcused() {
+            return -1;
+        }
+
         @Override
         void close() throws InterruptedException;
     }
@@ -188,6 +193,8 @@ public final class ClosedLoopBench {
         final long targetNanos;
         final AtomicLong failed = new AtomicLong();
         final double[] rate;
+        /** {@link Contender#pausesExcused()} at the end of every window. */
+        final long[] pauses;
 
         Record(String name, Downstream downstream, Contender contender, int windows, long targetNanos) {
             this.name = name;
@@ -205,6 +212,13 @@ public final class ClosedLoopBench {
             this.targetNanos = targetNanos;
             this.rate = new double[windows];
             java.util.Arrays.fill(rate, Double.NaN);
+            this.pauses = new long[windows];
+        }
+
+        /** The contender's rate and excused pauses at the end of window {@code i}. */
+        void sample(int i) {
+            rate[i] = contender.rate();
+            pauses[i] = contender.pausesExcused();
         }
     }
 
@@ -230,10 +244,12 @@ public final class ClosedLoopBench {
      * @param minuteP99     the latency p99 of every whole {@value #MINUTE}-window span of phase 2
      *                      after its first {@value #MINUTE} windows, ms: the settled minutes a long
      *                      phase holds (a 120-s phase holds one, its "p99 after")
+     * @param windowPauses  the pauses of the process the contender's law had excused by the end of
+     *                      every one-second window (-1 for a contender without a law)
      */
     public record Result(String name, double p99Before, double p99After, double settleSeconds, double goodput,
             double completed, double shedPerSecond, long shedTotal, double e2eP99After, double[] windowP99,
-            double[] windowRate, double[] blockP99, double[] minuteP99) {
+            double[] windowRate, double[] blockP99, double[] minuteP99, long[] windowPauses) {
     }
 
     /**
@@ -369,7 +385,7 @@ public final class ClosedLoopBench {
             }
             for (; sampled < windows && now - start >= (sampled + 1) * windowNanos; sampled++) {
                 for (Record r : records) {
-                    r.rate[sampled] = r.contender.rate();
+                    r.sample(sampled);
                 }
             }
             long due = (long) ((now - start) / 1e9 * offered);
@@ -382,7 +398,7 @@ public final class ClosedLoopBench {
         }
         for (; sampled < windows; sampled++) { // the last window(s) end with the run
             for (Record r : records) {
-                r.rate[sampled] = r.contender.rate();
+                r.sample(sampled);
             }
         }
         for (Record r : records) {
@@ -469,6 +485,11 @@ public final class ClosedLoopBench {
             @Override
             public double rate() {
                 return e.stats().rate();
+            }
+
+            @Override
+            public long pausesExcused() {
+                return e.stats().pausesExcused();
             }
 
             @Override
@@ -581,7 +602,7 @@ public final class ClosedLoopBench {
                 p99(r.latency, windows - half, windows), settle, good / phase2Seconds, done / phase2Seconds,
                 shedPhase2 / phase2Seconds, shedTotal, p99(r.endToEnd, windows - half, windows), perWindow,
                 r.rate.clone(), blocks(r.latency, phaseWindows + BLOCK, windows, BLOCK),
-                blocks(r.latency, phaseWindows + MINUTE, windows, MINUTE));
+                blocks(r.latency, phaseWindows + MINUTE, windows, MINUTE), r.pauses.clone());
     }
 
     /**
@@ -630,6 +651,20 @@ public final class ClosedLoopBench {
             sb.append(String.format(Locale.ROOT, "%-13s", r.name()));
             for (int i = 0; i < r.windowP99().length; i++) {
                 sb.append(String.format(Locale.ROOT, " %5.0f", r.windowRate()[i]));
+            }
+            sb.append('\n');
+        }
+        sb.append("\npauses of the process the law excused, at the end of which seconds:\n");
+        for (Result r : results) {
+            long[] p = r.windowPauses();
+            if (p.length == 0 || p[p.length - 1] < 0) {
+                continue;
+            }
+            sb.append(String.format(Locale.ROOT, "%-13s %d:", r.name(), p[p.length - 1]));
+            for (int i = 0; i < p.length; i++) {
+                if (p[i] > (i == 0 ? 0 : p[i - 1])) {
+                    sb.append(' ').append(i + 1);
+                }
             }
             sb.append('\n');
         }
