@@ -98,6 +98,6 @@ class ExecutorBenchSmokeTest {
     private static ClosedLoopBench.Result result(double[] minutes) {
         double[] windows = {50, 60};
         return new ClosedLoopBench.Result("flowPool", 50, 60, 1, 190, 200, 500, 1_000, 70, windows,
-                new double[] {210, 215}, new double[] {60}, minutes, new long[] {0, 1});
+                new double[] {210, 215}, new double[] {60}, minutes, new long[] {0, 1, -1});
     }
 }

@@ -193,7 +193,7 @@ public final class ClosedLoopBench {
         final long targetNanos;
         final AtomicLong failed = new AtomicLong();
         final double[] rate;
-        /** {@link Contender#pausesExcused()} at the end of every window. */
+        /** {@link Contender#pausesExcused()} at the end of every window; -1 where not sampled. */
         final long[] pauses;
 
         Record(String name, Downstream downstream, Contender contender, int windows, long targetNanos) {
@@ -213,6 +213,7 @@ public final class ClosedLoopBench {
             this.rate = new double[windows];
             java.util.Arrays.fill(rate, Double.NaN);
             this.pauses = new long[windows];
+            java.util.Arrays.fill(pauses, -1);
         }
 
         /** The contender's rate and excused pauses at the end of window {@code i}. */
@@ -245,7 +246,8 @@ public final class ClosedLoopBench {
      *                      after its first {@value #MINUTE} windows, ms: the settled minutes a long
      *                      phase holds (a 120-s phase holds one, its "p99 after")
      * @param windowPauses  the pauses of the process the contender's law had excused by the end of
-     *                      every one-second window (-1 for a contender without a law)
+     *                      every one-second window (-1 for a contender without a law, and for the
+     *                      extra window of completions after the run, which is not sampled)
      */
     public record Result(String name, double p99Before, double p99After, double settleSeconds, double goodput,
             double completed, double shedPerSecond, long shedTotal, double e2eP99After, double[] windowP99,
@@ -657,12 +659,15 @@ public final class ClosedLoopBench {
         sb.append("\npauses of the process the law excused, at the end of which seconds:\n");
         for (Result r : results) {
             long[] p = r.windowPauses();
-            if (p.length == 0 || p[p.length - 1] < 0) {
+            long total = java.util.Arrays.stream(p).max().orElse(-1);
+            if (total < 0) {
                 continue;
             }
-            sb.append(String.format(Locale.ROOT, "%-13s %d:", r.name(), p[p.length - 1]));
+            sb.append(String.format(Locale.ROOT, "%-13s %d:", r.name(), total));
+            long seen = 0;
             for (int i = 0; i < p.length; i++) {
-                if (p[i] > (i == 0 ? 0 : p[i - 1])) {
+                if (p[i] > seen) {
+                    seen = p[i];
                     sb.append(' ').append(i + 1);
                 }
             }
