@@ -65,7 +65,7 @@ final class FlowEvents {
         double pause;
 
         @Label("Excused")
-        @Description("Whether the knee-aware law left this window out (a pause in it or in the window before): the rate held")
+        @Description("Whether the knee-aware law left this window out (an excusing pause in it, or the window after one): the rate held")
         boolean excused;
     }
 

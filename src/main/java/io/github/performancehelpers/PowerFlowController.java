@@ -408,7 +408,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * Discards the queue, the latency window and the learned rate: the queue is emptied, the
      * servo and limiter state cleared, and the rate returns to the configured starting rate
      * ({@code onRateChange} is called if that moves it). The monotonic counters in {@link Stats}
-     * (submitted, admitted, recorded, dropped, observations) are kept, as metrics counters are.
+     * (submitted, admitted, recorded, dropped, observations, pausesExcused) are kept, as metrics
+     * counters are.
      */
     public void reset() {
         loopLock.lock();

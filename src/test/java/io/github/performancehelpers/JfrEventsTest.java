@@ -84,7 +84,6 @@ class JfrEventsTest {
         assertTrue(o.getBoolean("saturated"));
         assertEquals(1000.0, o.getDouble("dt"), 1e-9);
         assertEquals(0.0, o.getDouble("pause"));
-        assertFalse(o.getBoolean("excused"));
         List<RecordedEvent> rc = ofType(events, RATE_CHANGE);
         assertEquals(1, rc.size());
         assertEquals(10.0, rc.get(0).getDouble("rate"));

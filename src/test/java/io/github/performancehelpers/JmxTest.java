@@ -141,6 +141,27 @@ class JmxTest {
         assertFalse(SERVER.isRegistered(on));
     }
 
+    /**
+     * The executor's PausesExcused: a tick 300 ms after its 1-s interval (a pause of the process)
+     * excuses the window under the knee-aware law, and the attribute reads 1.
+     */
+    @Test
+    void theExecutorCountsAnExcusedPause() throws Exception {
+        String name = unique("jmx-pause");
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1).minRate(1).maxRate(100).targetP99(50).ticker(t)
+                .scheduler(s).name(name).jmx(true).build();
+        ObjectName on = new ObjectName("io.github.performancehelpers:type=PowerFlowExecutor,name=" + name);
+        e.submit(() -> { }).get(PowerFlowExecutorTest.LONG_DELAY_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        await(() -> e.stats().recorded() == 1);
+        assertEquals(0L, SERVER.getAttribute(on, "PausesExcused"));
+        t.advanceMillis(1300);
+        s.runAll();
+        assertEquals(1L, SERVER.getAttribute(on, "PausesExcused"));
+        terminate(e);
+    }
+
     /** The controller's MXBean: type=PowerFlowController, live attributes, unregistered by close(). */
     @Test
     void theControllerMXBeanLivesUntilClose() throws Exception {
