@@ -3,6 +3,7 @@ package io.github.performancehelpers;
 import static io.github.performancehelpers.ObservabilityTest.fillAndDrop;
 import static io.github.performancehelpers.ObservabilityTest.unique;
 import static io.github.performancehelpers.PowerFlowExecutorLoopTest.loop;
+import static io.github.performancehelpers.PowerFlowExecutorLoopTest.pausing;
 import static io.github.performancehelpers.PowerFlowExecutorLoopTest.runTaking;
 import static io.github.performancehelpers.PowerFlowExecutorTest.await;
 import static io.github.performancehelpers.PowerFlowExecutorTest.terminate;
@@ -150,8 +151,7 @@ class JmxTest {
         String name = unique("jmx-pause");
         FakeTicker t = new FakeTicker();
         ManualScheduler s = new ManualScheduler();
-        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1).minRate(1).maxRate(100).targetP99(50).ticker(t)
-                .scheduler(s).name(name).jmx(true).build();
+        PowerFlowExecutor e = pausing(t, s).name(name).jmx(true).build();
         ObjectName on = new ObjectName("io.github.performancehelpers:type=PowerFlowExecutor,name=" + name);
         e.submit(() -> { }).get(PowerFlowExecutorTest.LONG_DELAY_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
         await(() -> e.stats().recorded() == 1);

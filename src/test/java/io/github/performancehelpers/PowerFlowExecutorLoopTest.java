@@ -473,7 +473,7 @@ class PowerFlowExecutorLoopTest {
     }
 
     /** An executor on the knee-aware law at 1/s (at most 100/s), target 50 ms. */
-    private static PowerFlowExecutor.Builder pausing(FakeTicker t, ManualScheduler s) {
+    static PowerFlowExecutor.Builder pausing(FakeTicker t, ManualScheduler s) {
         return PowerFlowExecutor.builder().rate(1).minRate(1).maxRate(100).targetP99(50).ticker(t).scheduler(s);
     }
 
