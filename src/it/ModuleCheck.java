@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  * <ol>
  * <li>The jar's module descriptor, read with {@link ModuleFinder} and with
  *     {@code jar --describe-module}: an explicit (not automatic, not open) module
- *     {@code io.github.performancehelpers} that exports exactly its API package, unqualified,
+ *     {@code io.github.performancehelpers} that exports exactly its API packages, unqualified,
  *     opens nothing and requires exactly {@link #EXPECTED_REQUIRES}.</li>
  * <li>{@code src/it/consumer} (the named module {@code com.example.consumer}) compiles against the
  *     jar on the module path and runs there: exit status 0 within the time limit.</li>
@@ -39,8 +39,10 @@ public final class ModuleCheck {
 
     /** The library's module name. */
     static final String MODULE = "io.github.performancehelpers";
-    /** The one exported package. */
-    static final String API_PACKAGE = "io.github.performancehelpers";
+    /** The exported packages: the API, one package per concern. */
+    static final Set<String> API_PACKAGES = Set.of("io.github.performancehelpers",
+            "io.github.performancehelpers.limit", "io.github.performancehelpers.loop",
+            "io.github.performancehelpers.backpressure", "io.github.performancehelpers.metrics");
     /** The package that must exist in the jar but stay unexported. */
     static final String INTERNAL_PACKAGE = "io.github.performancehelpers.internal";
     /**
@@ -95,7 +97,7 @@ public final class ModuleCheck {
         check(!d.isOpen(), "the module is declared open");
         Set<String> exports = d.exports().stream().map(e -> e.source() + (e.isQualified() ? " to " + e.targets() : ""))
                 .collect(Collectors.toCollection(TreeSet::new));
-        check(exports.equals(Set.of(API_PACKAGE)), "exports: expected exactly " + API_PACKAGE + ", got " + exports);
+        check(exports.equals(API_PACKAGES), "exports: expected exactly " + API_PACKAGES + ", got " + exports);
         check(d.opens().isEmpty(), "opens: expected none, got " + d.opens());
         Set<String> requires = d.requires().stream().map(ModuleDescriptor.Requires::name)
                 .collect(Collectors.toCollection(TreeSet::new));
@@ -118,8 +120,11 @@ public final class ModuleCheck {
         check(lines.get(0).startsWith(MODULE + "@") || lines.get(0).startsWith(MODULE + " "),
                 "first line names another module: " + lines.get(0));
         check(!out.contains("automatic"), "the jar tool calls the module automatic");
-        check(lines.contains("exports " + API_PACKAGE), "no 'exports " + API_PACKAGE + "' line");
-        check(lines.stream().filter(l -> l.startsWith("exports ")).count() == 1, "more than one exports line");
+        for (String api : API_PACKAGES) {
+            check(lines.contains("exports " + api), "no 'exports " + api + "' line");
+        }
+        check(lines.stream().filter(l -> l.startsWith("exports ")).count() == API_PACKAGES.size(),
+                "an exports line for a package that is not API");
         check(lines.stream().noneMatch(l -> l.startsWith("opens ") || l.startsWith("open ")), "an opens line");
         check(lines.contains("contains " + INTERNAL_PACKAGE), "no 'contains " + INTERNAL_PACKAGE + "' line");
         check(lines.contains("requires java.base mandated"), "no 'requires java.base mandated' line");

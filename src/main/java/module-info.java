@@ -8,6 +8,10 @@
  */
 module io.github.performancehelpers {
     exports io.github.performancehelpers;
+    exports io.github.performancehelpers.limit;
+    exports io.github.performancehelpers.loop;
+    exports io.github.performancehelpers.backpressure;
+    exports io.github.performancehelpers.metrics;
 
     // Plain requires, not "requires static": the JFR events are committed by every observation
     // and the MXBeans are registered by a builder option, so both modules are needed at run time

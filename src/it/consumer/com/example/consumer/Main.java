@@ -1,6 +1,5 @@
 package com.example.consumer;
 
-import io.github.performancehelpers.PowerFlowExecutor;
 import java.lang.reflect.Field;
 import java.lang.reflect.InaccessibleObjectException;
 import java.lang.reflect.Modifier;
@@ -10,6 +9,13 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import io.github.performancehelpers.PowerFlowExecutor;
+import io.github.performancehelpers.backpressure.Permit;
+import io.github.performancehelpers.backpressure.PowerBackpressure;
+import io.github.performancehelpers.limit.PowerGCRA;
+import io.github.performancehelpers.loop.PowerHistogram;
+import io.github.performancehelpers.metrics.InMemoryMetricsCollector;
+import io.github.performancehelpers.metrics.MetricsCollector;
 
 /**
  * A consumer of performance-helpers, compiled and run twice by the build (src/it/ModuleCheck.java):
@@ -53,6 +59,20 @@ public final class Main {
         check(sum == expected, "sum of squares " + sum + ", expected " + expected);
         check(used.isTerminated(), "close() returned but the executor is not terminated");
         check(used.stats().completed() == tasks, "completed " + used.stats().completed() + " of " + tasks);
+
+        // One type of each other exported package, so that each export is used from this module.
+        PowerGCRA gcra = PowerGCRA.builder().rate(10).burst(1).build();
+        check(gcra.tryConsume(1), "PowerGCRA refused its first call");
+        PowerHistogram histogram = PowerHistogram.builder().build();
+        histogram.record(5);
+        check(histogram.count() == 1, "histogram count " + histogram.count());
+        try (PowerBackpressure pool = PowerBackpressure.builder().capacity(1).build()) {
+            Permit permit = pool.tryAcquire().orElseThrow();
+            check(pool.tryAcquire().isEmpty(), "a second permit from a pool of 1");
+            permit.close();
+        }
+        InMemoryMetricsCollector metrics = MetricsCollector.inMemory();
+        check(metrics.size() == 0, "a new collector holds " + metrics.size() + " metrics");
 
         Module library = PowerFlowExecutor.class.getModule();
         Module self = Main.class.getModule();

@@ -2,6 +2,7 @@ package com.example.sneaky;
 
 import io.github.performancehelpers.internal.Preconditions;
 
+
 /** Uses a class of the non-exported package; compiling this on the module path must fail. */
 public final class UsesInternal {
 

@@ -1,7 +1,12 @@
 package io.github.performancehelpers;
 
+import io.github.performancehelpers.internal.FlowEvents;
+import io.github.performancehelpers.internal.Publication;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import io.github.performancehelpers.internal.Access;
+import io.github.performancehelpers.metrics.MetricsCollector;
+import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
 
 /**
  * A {@link PowerFlowExecutor}'s observability: its metrics and MXBean (when asked), and the
@@ -19,6 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * watches is not checked, and has nothing to protect.
  */
 final class ExecutorObservability implements AutoCloseable {
+
+    private static final Access.ControllerAccess LOOP = Access.controller();
 
     static final String TYPE = "executor";
     static final String MBEAN_TYPE = "PowerFlowExecutor";
@@ -64,14 +71,14 @@ final class ExecutorObservability implements AutoCloseable {
             p.gauge("power.flow.depth", () -> e.controller().depth());
             p.gauge("power.flow.pool.size", e::poolSize);
             p.gauge("power.flow.running", () -> e.runningNow());
-            p.gauge("power.flow.saturated", () -> e.controller().loopSaturated() ? 1 : 0);
+            p.gauge("power.flow.saturated", () -> LOOP.loopSaturated(e.controller()) ? 1 : 0);
             p.gauge("power.flow.stale", () -> isStale() ? 1 : 0);
             p.counter("power.flow.submitted", () -> e.submittedCount());
-            p.counter("power.flow.admitted", () -> e.controller().admittedCount());
+            p.counter("power.flow.admitted", () -> LOOP.admittedCount(e.controller()));
             p.counter("power.flow.dropped", () -> e.controller().dropped());
             p.counter("power.flow.rejected", () -> e.rejectedCount());
-            p.counter("power.flow.observations", () -> e.controller().observationCount());
-            p.counter("power.flow.pauses.excused", () -> e.controller().pausesExcused());
+            p.counter("power.flow.observations", () -> LOOP.observationCount(e.controller()));
+            p.counter("power.flow.pauses.excused", () -> LOOP.pausesExcused(e.controller()));
             p.counter("power.flow.completed", () -> e.completedCount());
             p.counter("power.flow.failed", () -> e.failedCount());
             p.counter("power.flow.cancelled", () -> e.cancelledCount());
@@ -91,7 +98,7 @@ final class ExecutorObservability implements AutoCloseable {
         heartbeat = ticker.read();
         stale.set(false);
         if (fixedRate) {
-            executor.controller().flushDropEvent(); // no observe() runs to do it
+            LOOP.flushDropEvent(executor.controller()); // no observe() runs to do it
         }
     }
 
@@ -203,7 +210,7 @@ final class ExecutorObservability implements AutoCloseable {
 
         @Override
         public boolean isSaturated() {
-            return executor.controller().loopSaturated();
+            return LOOP.loopSaturated(executor.controller());
         }
 
         @Override
@@ -223,7 +230,7 @@ final class ExecutorObservability implements AutoCloseable {
 
         @Override
         public long getAdmitted() {
-            return executor.controller().admittedCount();
+            return LOOP.admittedCount(executor.controller());
         }
 
         @Override
@@ -238,12 +245,12 @@ final class ExecutorObservability implements AutoCloseable {
 
         @Override
         public long getObservations() {
-            return executor.controller().observationCount();
+            return LOOP.observationCount(executor.controller());
         }
 
         @Override
         public long getPausesExcused() {
-            return executor.controller().pausesExcused();
+            return LOOP.pausesExcused(executor.controller());
         }
 
         @Override

@@ -7,6 +7,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.github.performancehelpers.loop.PowerFlowController;
 
 /**
  * One-line factories for {@link PowerFlowExecutor}s, so that moving from

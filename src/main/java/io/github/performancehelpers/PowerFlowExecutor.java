@@ -24,6 +24,14 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import io.github.performancehelpers.internal.Access;
+import io.github.performancehelpers.limit.RateLimiter;
+import io.github.performancehelpers.limit.Take;
+import io.github.performancehelpers.loop.PowerFlowController;
+import io.github.performancehelpers.loop.PowerHistogram;
+import io.github.performancehelpers.loop.RateChangeListener;
+import io.github.performancehelpers.metrics.MetricsCollector;
+import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
 
 /**
  * An {@link ExecutorService} that runs admission control, queueing and latency feedback in one
@@ -207,6 +215,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
 
     private static final System.Logger LOG = System.getLogger(PowerFlowExecutor.class.getName());
+    private static final Access.ControllerAccess LOOP = Access.controller();
 
     /**
      * The most wake-up lateness the dispatcher lets the rate limiter catch up when it had work
@@ -510,7 +519,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (limit != null && !limit.tryAcquire()) {
             return false;
         }
-        if (!controller.tryAdmitDirect()) {
+        if (!LOOP.tryAdmitDirect(controller)) {
             releaseSlot();
             return false;
         }
@@ -530,7 +539,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 // refuse the task, as if it had come a moment later.
             }
         }
-        controller.unadmitDirect();
+        LOOP.unadmitDirect(controller);
         releaseSlot();
         jobDone();
         rejected.increment();
@@ -608,7 +617,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 return false; // drained
             }
             try {
-                controller.awaitWork();
+                LOOP.awaitWork(controller);
             } catch (InterruptedException e) {
                 return true; // re-read the state
             }
@@ -659,14 +668,14 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 releaseSlot();
                 return true;
             }
-            if (controller.tryAdmitHeld(catchUp)) {
+            if (LOOP.tryAdmitHeld(controller, catchUp)) {
                 break;
             }
             if (state >= STOP) {
                 releaseSlot();
                 return false; // shutdownNow() takes `held`
             }
-            long wait = controller.admitWaitNanos();
+            long wait = LOOP.admitWaitNanos(controller);
             if (wait > 0) {
                 dueButRefused = 0;
             } else if (hasGlobalLimiter) {
@@ -680,7 +689,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 long late = ticker.read() - due;
                 if (late > STALL_NOTE_NANOS) {
                     // Woken this late with work waiting: the process (or the machine) paused.
-                    controller.noteStall(late);
+                    LOOP.noteStall(controller, late);
                 }
             }
             Thread.interrupted();
@@ -744,7 +753,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         for (;;) {
             // Work is waiting: catch up. The caller counts the admission (see Job.run).
-            Runnable r = controller.pollAdmitted(catchUpNanos(), now);
+            Runnable r = LOOP.pollAdmitted(controller, catchUpNanos(), now);
             if (r == null) {
                 return null;
             }
@@ -752,7 +761,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             if (!job.isCancelled()) {
                 return job;
             }
-            controller.refundAdmission(); // a cancelled task is skipped without admission
+            LOOP.refundAdmission(controller); // a cancelled task is skipped without admission
             cancelled.increment();
         }
     }
@@ -897,7 +906,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             if (late > STALL_NOTE_NANOS) {
                 // The tick itself came late: a pause of the process straddled the window's end
                 // (the dispatcher, woken by the same pause, may note it only in the next window).
-                controller.noteStall(late);
+                LOOP.noteStall(controller, late);
             }
             controller.observe(elapsed / 1e6);
             queueWait.snapshotAndReset();
@@ -1172,7 +1181,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     // recorders and takes two histogram images, which a counter read has no use for.
 
     long submittedCount() {
-        return controller.submittedCount() - retracted.sum();
+        return LOOP.submittedCount(controller) - retracted.sum();
     }
 
     long rejectedCount() {
@@ -1329,11 +1338,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     private void flushCounts(Recorder r) {
         if (r.admitted != 0) {
-            controller.countAdmitted(r.admitted);
+            LOOP.countAdmitted(controller, r.admitted);
             r.admitted = 0;
         }
         if (r.recorded != 0) {
-            controller.countRecorded(r.recorded);
+            LOOP.countRecorded(controller, r.recorded);
             r.recorded = 0;
         }
         if (r.completed != 0) {
@@ -1413,7 +1422,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                     break;
                 }
                 if (pool == null) {
-                    controller.countAdmitted(1);
+                    LOOP.countAdmitted(controller, 1);
                     running.decrement();
                     handOff(next); // a thread of its own, inheriting the slot and in-flight count
                     return;
@@ -1425,7 +1434,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                     rec = claimRecorder(); // a chain has begun: record and count without contention
                 }
                 if (rec == null) {
-                    controller.countAdmitted(1);
+                    LOOP.countAdmitted(controller, 1);
                 } else if (++rec.admitted >= COUNT_FLUSH_EVERY) {
                     flushCounts(rec);
                 }

@@ -77,3 +77,18 @@
  * @since 0.1.0
  */
 package io.github.performancehelpers;
+
+import io.github.performancehelpers.backpressure.Permit;
+import io.github.performancehelpers.backpressure.PowerBackpressure;
+import io.github.performancehelpers.limit.PowerGCRA;
+import io.github.performancehelpers.limit.PowerRateLimit;
+import io.github.performancehelpers.limit.RateLimiter;
+import io.github.performancehelpers.limit.RedisGCRA;
+import io.github.performancehelpers.limit.RedisNoScriptException;
+import io.github.performancehelpers.limit.RedisScriptExecutor;
+import io.github.performancehelpers.limit.Take;
+import io.github.performancehelpers.loop.PowerFlowController;
+import io.github.performancehelpers.loop.PowerHistogram;
+import io.github.performancehelpers.loop.PowerQueue;
+import io.github.performancehelpers.loop.PowerServo;
+import io.github.performancehelpers.loop.RateChangeListener;

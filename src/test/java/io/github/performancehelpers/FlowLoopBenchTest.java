@@ -9,6 +9,7 @@ import io.github.performancehelpers.bench.FlowLoopSimulation.Result;
 import io.github.performancehelpers.bench.FlowLoopSimulation.Tick;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import io.github.performancehelpers.loop.PowerFlowController;
 
 /**
  * The claims of the seed's "The premise, measured" and "The cold start" sections, on the flowloop

@@ -15,6 +15,10 @@ import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import io.github.performancehelpers.internal.Access;
+import io.github.performancehelpers.loop.PowerFlowController;
+import io.github.performancehelpers.testsupport.FakeTicker;
+import io.github.performancehelpers.testsupport.ManualScheduler;
 
 /**
  * The JFR events, recorded with a real {@link Recording}, dumped to a file and read back with
@@ -102,7 +106,7 @@ class JfrEventsTest {
         PowerFlowController<String> f = PowerFlowController.<String>builder().rate(100).minRate(10).maxRate(200)
                 .targetP99(60).controlLaw(PowerFlowController.ControlLaw.KNEE_AWARE).name(name).build();
         List<RecordedEvent> events = record(name, List.of(OBSERVATION), () -> {
-            f.noteStall(300_000_000L);
+            Access.controller().noteStall(f, 300_000_000L);
             for (int i = 0; i < 3; i++) {
                 f.record(400);
                 f.observe();

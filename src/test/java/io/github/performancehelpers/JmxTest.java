@@ -17,6 +17,12 @@ import javax.management.ObjectName;
 import javax.management.openmbean.OpenType;
 import javax.management.openmbean.SimpleType;
 import org.junit.jupiter.api.Test;
+import io.github.performancehelpers.loop.PowerFlowController;
+import io.github.performancehelpers.testsupport.FakeTicker;
+import io.github.performancehelpers.testsupport.ManualScheduler;
+import io.github.performancehelpers.metrics.InMemoryMetricsCollector;
+import io.github.performancehelpers.metrics.MetricsCollector;
+import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
 
 /**
  * The MXBeans, through the platform MBean server, read by attribute name as {@code jconsole}

@@ -13,6 +13,12 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import io.github.performancehelpers.internal.Access;
+import io.github.performancehelpers.metrics.InMemoryMetricsCollector;
+import io.github.performancehelpers.loop.PowerFlowController;
+import io.github.performancehelpers.testsupport.FakeTicker;
+import io.github.performancehelpers.testsupport.ManualScheduler;
+import io.github.performancehelpers.metrics.MetricsCollector;
 
 /**
  * The {@code observability} option of the executor and the controller: what is published in a
@@ -257,7 +263,7 @@ class ObservabilityTest {
         f.record(400);
         f.observe();
         assertEquals(0L, c.value("power.flow.pauses.excused", controllerTags(name)));
-        f.noteStall(300_000_000L);
+        Access.controller().noteStall(f, 300_000_000L);
         for (int i = 0; i < 2; i++) { // the pause's window and its shadow
             f.record(400);
             f.observe();

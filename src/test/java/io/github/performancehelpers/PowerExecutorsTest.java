@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import io.github.performancehelpers.loop.PowerFlowController;
 
 /** The one-line factories and the Little's-law pool sizer. */
 class PowerExecutorsTest {

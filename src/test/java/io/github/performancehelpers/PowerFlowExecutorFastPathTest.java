@@ -19,6 +19,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
+import io.github.performancehelpers.testsupport.FakeTicker;
+import io.github.performancehelpers.testsupport.ManualScheduler;
 
 /**
  * The executor's two fast paths, which keep the dispatcher out of the common case: a submitter

@@ -16,6 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import io.github.performancehelpers.limit.PowerGCRA;
+import io.github.performancehelpers.loop.PowerFlowController;
+import io.github.performancehelpers.testsupport.FakeTicker;
+import io.github.performancehelpers.testsupport.ManualScheduler;
 
 /**
  * The closed loop inside {@link PowerFlowExecutor}: run times and queue waits, the tick, resizing

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
+import io.github.performancehelpers.testsupport.ManualScheduler;
 
 /**
  * Real threads, real time: nothing is lost under concurrent submission and shutdown, and the

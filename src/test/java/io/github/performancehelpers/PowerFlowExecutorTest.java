@@ -23,6 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
+import io.github.performancehelpers.limit.PowerGCRA;
+import io.github.performancehelpers.testsupport.FakeTicker;
+import io.github.performancehelpers.testsupport.ManualScheduler;
 
 /**
  * The {@link java.util.concurrent.ExecutorService} contract of {@link PowerFlowExecutor}, in the

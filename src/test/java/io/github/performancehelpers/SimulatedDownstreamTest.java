@@ -16,6 +16,7 @@ import java.util.function.BooleanSupplier;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import io.github.performancehelpers.testsupport.FakeTicker;
 
 /**
  * The demo's simulated downstream: slots, seeded lognormal service times, capacity changes.

@@ -1,7 +1,5 @@
 package io.github.performancehelpers.bench;
 
-import io.github.performancehelpers.Permit;
-import io.github.performancehelpers.PowerBackpressure;
 import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -15,6 +13,8 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
+import io.github.performancehelpers.backpressure.Permit;
+import io.github.performancehelpers.backpressure.PowerBackpressure;
 
 /**
  * Uncontended cost of one permit round trip: {@code tryAcquire} + release on

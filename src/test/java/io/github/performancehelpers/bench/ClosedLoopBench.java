@@ -3,9 +3,6 @@ package io.github.performancehelpers.bench;
 import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import com.netflix.concurrency.limits.limiter.SimpleLimiter;
-import io.github.performancehelpers.PowerExecutors;
-import io.github.performancehelpers.PowerFlowExecutor;
-import io.github.performancehelpers.PowerGCRA;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +20,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
+import io.github.performancehelpers.PowerExecutors;
+import io.github.performancehelpers.PowerFlowExecutor;
+import io.github.performancehelpers.limit.PowerGCRA;
 
 /**
  * The closed loop, side by side: the same open-loop offered load, above capacity, on the same

@@ -1,16 +1,16 @@
 package io.github.performancehelpers.bench;
 
-import io.github.performancehelpers.ControllerAccess;
-import io.github.performancehelpers.FakeTicker;
-import io.github.performancehelpers.PowerFlowController;
-import io.github.performancehelpers.PowerHistogram;
-import io.github.performancehelpers.PowerServo;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
+import io.github.performancehelpers.internal.Access;
+import io.github.performancehelpers.loop.PowerFlowController;
+import io.github.performancehelpers.loop.PowerHistogram;
+import io.github.performancehelpers.loop.PowerServo;
+import io.github.performancehelpers.testsupport.FakeTicker;
 
 /**
  * {@link ClosedLoopBench}'s plant as a discrete-event simulation on a fake clock, driving the real
@@ -337,7 +337,7 @@ public final class ClosedLoopSimulation {
 
         @Override
         public void stall(long nanos) {
-            ControllerAccess.noteStall(flow, nanos);
+            Access.controller().noteStall(flow, nanos);
         }
 
         @Override

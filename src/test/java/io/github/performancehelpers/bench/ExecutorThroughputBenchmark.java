@@ -1,6 +1,5 @@
 package io.github.performancehelpers.bench;
 
-import io.github.performancehelpers.PowerFlowExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -21,6 +20,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
+import io.github.performancehelpers.PowerFlowExecutor;
 
 /**
  * Completed tasks per second through {@link PowerFlowExecutor} with its limiter effectively

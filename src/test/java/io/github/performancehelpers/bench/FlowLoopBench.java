@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import io.github.performancehelpers.loop.PowerFlowController;
 
 /**
  * The "flowloop" bench: the seed's "premise, measured" table for {@code PowerFlowController},

@@ -5,6 +5,7 @@ import io.github.performancehelpers.bench.FlowLoopSimulation.Result;
 import io.github.performancehelpers.bench.FlowLoopSimulation.Tick;
 import java.util.List;
 import java.util.Locale;
+import io.github.performancehelpers.loop.PowerFlowController;
 
 /**
  * Renders the flowloop runs as a self-contained SVG (no dependency): two stacked panels sharing

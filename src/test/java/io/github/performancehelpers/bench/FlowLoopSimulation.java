@@ -1,13 +1,14 @@
 package io.github.performancehelpers.bench;
 
-import io.github.performancehelpers.FakeTicker;
-import io.github.performancehelpers.PowerFlowController;
-import io.github.performancehelpers.PowerGCRA;
-import io.github.performancehelpers.PowerHistogram;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
+import io.github.performancehelpers.limit.PowerGCRA;
+import io.github.performancehelpers.loop.PowerFlowController;
+import io.github.performancehelpers.loop.PowerHistogram;
+import io.github.performancehelpers.loop.PowerServo;
+import io.github.performancehelpers.testsupport.FakeTicker;
 
 /**
  * The seed's "premise, measured" experiment as a deterministic simulation: a {@link PowerFlowController}

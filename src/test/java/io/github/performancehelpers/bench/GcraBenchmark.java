@@ -2,7 +2,6 @@ package io.github.performancehelpers.bench;
 
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
-import io.github.performancehelpers.PowerGCRA;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter;
 import java.time.Duration;
@@ -16,6 +15,8 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
+import io.github.performancehelpers.limit.PowerGCRA;
+import io.github.performancehelpers.limit.RateLimiter;
 
 /**
  * Non-blocking single-permit acquisition, PowerGCRA against Guava, Bucket4j and resilience4j, each

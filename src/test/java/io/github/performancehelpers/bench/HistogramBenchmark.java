@@ -2,7 +2,6 @@ package io.github.performancehelpers.bench;
 
 import com.datadoghq.sketch.ddsketch.DDSketch;
 import com.datadoghq.sketch.ddsketch.DDSketches;
-import io.github.performancehelpers.PowerHistogram;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -16,6 +15,7 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Threads;
+import io.github.performancehelpers.loop.PowerHistogram;
 
 /**
  * {@link PowerHistogram#record(double)} against HdrHistogram and DDSketch (sketches-java), one

@@ -13,6 +13,7 @@ import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import io.github.performancehelpers.loop.PowerHistogram;
 
 /**
  * The parts a {@code PowerHistogram.record} is made of, measured alone on one thread, to explain

@@ -1,11 +1,11 @@
 package io.github.performancehelpers.bench;
 
-import io.github.performancehelpers.PowerHistogram;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.Arrays;
 import java.util.Random;
 import org.HdrHistogram.Histogram;
+import io.github.performancehelpers.loop.PowerHistogram;
 
 /**
  * A cross-check of {@link HistogramBenchmark}'s one-thread record rows on a loaded machine:

@@ -1,9 +1,5 @@
 package io.github.performancehelpers.bench;
 
-import io.github.performancehelpers.InMemoryMetricsCollector;
-import io.github.performancehelpers.MetricsCollector;
-import io.github.performancehelpers.PowerFlowController;
-import io.github.performancehelpers.PowerFlowExecutor;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -23,6 +19,10 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import io.github.performancehelpers.PowerFlowExecutor;
+import io.github.performancehelpers.loop.PowerFlowController;
+import io.github.performancehelpers.metrics.InMemoryMetricsCollector;
+import io.github.performancehelpers.metrics.MetricsCollector;
 
 /**
  * Observability off against on, side by side: does publishing slow the hot path?

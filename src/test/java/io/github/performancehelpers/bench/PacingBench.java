@@ -1,7 +1,5 @@
 package io.github.performancehelpers.bench;
 
-import io.github.performancehelpers.InlineExecutor;
-import io.github.performancehelpers.PowerFlowExecutor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +8,8 @@ import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import io.github.performancehelpers.PowerFlowExecutor;
+import io.github.performancehelpers.testsupport.InlineExecutor;
 
 /**
  * Pacing accuracy of {@link PowerFlowExecutor}'s dispatcher: the admitted rate against the

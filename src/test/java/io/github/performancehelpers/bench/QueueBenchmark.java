@@ -1,6 +1,5 @@
 package io.github.performancehelpers.bench;
 
-import io.github.performancehelpers.PowerQueue;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -17,6 +16,7 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import io.github.performancehelpers.loop.PowerQueue;
 
 /**
  * PowerQueue against ArrayBlockingQueue and LinkedBlockingQueue (all bounded, non-blocking

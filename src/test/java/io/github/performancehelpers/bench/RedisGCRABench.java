@@ -1,7 +1,5 @@
 package io.github.performancehelpers.bench;
 
-import io.github.performancehelpers.RedisGCRA;
-import io.github.performancehelpers.RedisScriptExecutor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +11,8 @@ import redis.clients.jedis.Connection;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.JedisPooled;
+import io.github.performancehelpers.limit.RedisGCRA;
+import io.github.performancehelpers.limit.RedisScriptExecutor;
 
 /**
  * Calls per second and call latency of {@link RedisGCRA#tryConsume()} against a Redis on

@@ -1,7 +1,5 @@
 package io.github.performancehelpers.demo;
 
-import io.github.performancehelpers.PoolSizer;
-import io.github.performancehelpers.PowerFlowExecutor;
 import io.github.performancehelpers.sim.SimulatedDownstream;
 
 import java.io.IOException;
@@ -20,6 +18,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import io.github.performancehelpers.PoolSizer;
+import io.github.performancehelpers.PowerFlowExecutor;
 
 /**
  * The live demo behind the README's "run the demo" command:

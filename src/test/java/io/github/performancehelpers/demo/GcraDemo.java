@@ -1,10 +1,10 @@
 package io.github.performancehelpers.demo;
 
-import io.github.performancehelpers.PowerGCRA;
-import io.github.performancehelpers.Take;
-import io.github.performancehelpers.Ticker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
+import io.github.performancehelpers.Ticker;
+import io.github.performancehelpers.limit.PowerGCRA;
+import io.github.performancehelpers.limit.Take;
 
 /**
  * A small PowerGCRA demonstration: admission at 100/s with a burst of 20, and an exact

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.ToDoubleFunction;
+import io.github.performancehelpers.PowerFlowExecutor;
 
 /**
  * Draws the demo's chart as a self-contained SVG (no dependency): the top panel shows rates

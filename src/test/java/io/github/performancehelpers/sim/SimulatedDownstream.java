@@ -1,6 +1,5 @@
 package io.github.performancehelpers.sim;
 
-import io.github.performancehelpers.Ticker;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -9,6 +8,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
+import io.github.performancehelpers.Ticker;
 
 /**
  * A downstream service to put an executor in front of: a fixed number of concurrent slots and a

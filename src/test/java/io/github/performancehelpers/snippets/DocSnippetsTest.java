@@ -3,10 +3,6 @@ package io.github.performancehelpers.snippets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.performancehelpers.PowerExecutors;
-import io.github.performancehelpers.PowerFlowExecutor;
-import io.github.performancehelpers.PowerGCRA;
-import io.github.performancehelpers.Take;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +10,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
+import io.github.performancehelpers.PowerExecutors;
+import io.github.performancehelpers.PowerFlowExecutor;
+import io.github.performancehelpers.QueueFullException;
+import io.github.performancehelpers.limit.PowerGCRA;
+import io.github.performancehelpers.limit.Take;
 
 /**
  * The code samples of the Javadoc (overview and package documentation), included there with

@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import io.github.performancehelpers.PowerFlowExecutor;
+import io.github.performancehelpers.limit.PowerGCRA;
 
 /**
  * The markdown copies of the Javadoc snippets cannot drift: every fenced code block that follows a

@@ -1,0 +1,896 @@
+package io.github.performancehelpers.limit;
+
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import io.github.performancehelpers.Ticker;
+import io.github.performancehelpers.internal.Preconditions;
+
+/**
+ * A cluster-wide GCRA (Generic Cell Rate Algorithm) rate limiter whose state lives in Redis: every
+ * instance of a service that builds a {@code RedisGCRA} on the same {@linkplain Builder#key key}
+ * shares one budget, for example a partner API's 500 requests per second across the whole fleet.
+ *
+ * <p>It keeps {@code PowerGCRA}'s contract exactly: {@code emissionInterval = per / rate},
+ * {@code delayTolerance = burst * emissionInterval}, a batch of {@code n} is admitted iff
+ * {@link #available()} {@code >= n} computed against the <em>pre-update</em> theoretical arrival
+ * time (TAT), the TAT then moves to {@code max(now, tat) + n * emissionInterval}, a refused
+ * attempt leaves the TAT untouched, {@link #retryAfterNanos(long)} is exact and grows with
+ * {@code n}, {@code available()} is {@code burst + 1} at an idle instant, and a batch above
+ * {@code burst + 1} can never be admitted: {@link #tryConsume(long)} refuses it and
+ * {@link #retryAfterNanos(long)} and {@link #take(long)} throw {@link IllegalArgumentException}.
+ * A fractional {@code burst} floors. Counts {@code n <= 0} are a no-op that succeeds and never
+ * reach Redis.
+ *
+ * <p><b>One script, atomic, on Redis's clock.</b> Each call is one {@code EVALSHA} of a small Lua
+ * script ({@code EVAL} once more after {@code NOSCRIPT}), which reads {@code TIME}, the key and
+ * decides in one atomic step. The clock is Redis's {@code TIME}, never the caller's, so instances
+ * whose clocks disagree still share one timeline. The user's Redis client runs the script through
+ * a {@link RedisScriptExecutor}; the library contains no client.
+ *
+ * <p><b>Precision.</b> The TAT is stored as whole nanoseconds (the key's value is
+ * {@code "S:N"}, N nanoseconds after second S of {@code TIME}) and all arithmetic in Lua is on
+ * whole nanoseconds below 2<sup>53</sup>, which Lua's double-precision numbers hold exactly:
+ * there is no drift and no rounding in a decision. Two roundings happen in Java, both in the
+ * direction that can only under-admit: the emission interval is {@code per / rate} rounded
+ * <em>up</em> to a whole nanosecond (at 3 per second: 333,333,334 ns, a rate lower by 2 parts in
+ * 10<sup>9</sup>), and {@code TIME} itself ticks in microseconds. Hence two limits:
+ * {@code per / rate} must be at least 1 ns, and {@code (floor(burst) + 1) * emissionInterval}
+ * must be at most 2<sup>52</sup> ns (about 52 days).
+ *
+ * <p><b>Key expiry.</b> Only an admission writes the key, with a time-to-live of the time until
+ * the TAT falls back to "now" (rounded up to a millisecond, plus one): from that instant an absent
+ * key and the stored TAT mean the same thing ({@code max(now, tat) == now}), so idle limits cost
+ * no memory. {@link #reset()} deletes the key.
+ *
+ * <p><b>Failures.</b> Each call waits at most {@link Builder#timeout(Duration) timeout} for
+ * Redis. A call that fails or times out is counted ({@link Stats#failures()},
+ * {@link Stats#timeouts()}), reported through {@link System.Logger} (a {@code WARNING} when the
+ * limiter becomes degraded, {@code INFO} when it recovers, {@code DEBUG} for each later failure)
+ * and answered by the {@link FailureMode}: {@link FailureMode#FAIL_CLOSED} refuses,
+ * {@link FailureMode#FAIL_OPEN} asks the local fallback limiter. While degraded the limiter does
+ * not wait on Redis at every call: calls are answered by the failure mode at once, and one call
+ * per {@link Builder#probeInterval(Duration) probeInterval} tries Redis again; the first success
+ * ends the degraded state, with nothing for the caller to do.
+ *
+ * <p>Thread-safe; the limiter holds no lock (the atomicity is Redis's). All instances sharing a
+ * key must be built with the same {@code rate}, {@code per} and {@code burst}.
+ *
+ * <p><b>Note:</b> unlike the in-process {@code PowerGCRA}, each of {@link #tryConsume(long)},
+ * {@link #take(long)}, {@link #available()} and {@link #retryAfterNanos(long)} is a round trip to
+ * Redis, and other instances may consume between two calls. Prefer {@link #take(long)}, which
+ * decides and reports the wait in one atomic step, over {@code available()} followed by
+ * {@code tryConsume()}.
+ *
+ * @since 0.1.0
+ */
+public final class RedisGCRA implements RateLimiter {
+
+    /*
+     * Implementation notes.
+     *
+     * State in Java is only configuration and health. `config` is one immutable snapshot (rate,
+     * interval, tolerance) so a call never mixes an old interval with a new tolerance after
+     * setRate(). Health is `degraded` plus `nextProbeAt` (a Ticker reading): while degraded, the
+     * caller that wins the CAS on `nextProbeAt` (moving it one probeInterval on) is the only one
+     * that goes to Redis; every other caller is answered by the failure mode immediately. Any
+     * failure moves `nextProbeAt` to one probeInterval after itself; any success clears
+     * `degraded`. A call abandoned at its timeout may still reach Redis later and consume there:
+     * that can only over-charge the shared budget, never over-admit.
+     */
+
+    /** What a call answers when Redis cannot: refuse, or ask a local limiter. */
+    public enum FailureMode {
+        /** Refuse every request while Redis is unreachable or slow: the shared limit is never exceeded. */
+        FAIL_CLOSED,
+        /** Admit what a local fallback limiter admits while Redis is unreachable or slow. */
+        FAIL_OPEN
+    }
+
+    /**
+     * A snapshot of a limiter's configuration and counters.
+     *
+     * @param key                   the Redis key holding the shared TAT
+     * @param rate                  operations per {@code per}
+     * @param per                   the period {@code rate} is measured against
+     * @param burst                 the configured burst (fractional values floor when used)
+     * @param emissionIntervalNanos {@code per / rate}, rounded up to a whole nanosecond
+     * @param delayToleranceNanos   {@code floor(burst) * emissionIntervalNanos}
+     * @param failureMode           what a call answers when Redis cannot
+     * @param degraded              whether the limiter is currently answering by its failure mode
+     * @param redisCalls            script calls Redis answered
+     * @param failures              script calls that failed (errors and timeouts together)
+     * @param timeouts              script calls abandoned at the timeout (a subset of failures)
+     * @param degradedAnswers       calls answered by the failure mode instead of Redis
+     * @param scriptLoads           times the script was sent with {@code EVAL} after {@code NOSCRIPT}
+     */
+    public record Stats(String key, double rate, Duration per, double burst,
+                        long emissionIntervalNanos, long delayToleranceNanos,
+                        FailureMode failureMode, boolean degraded, long redisCalls, long failures,
+                        long timeouts, long degradedAnswers, long scriptLoads) {
+
+        /**
+         * Validates the snapshot.
+         *
+         * @param key                   the Redis key
+         * @param rate                  operations per {@code per}
+         * @param per                   the period
+         * @param burst                 the burst
+         * @param emissionIntervalNanos the emission interval in nanoseconds
+         * @param delayToleranceNanos   the delay tolerance in nanoseconds
+         * @param failureMode           the failure mode
+         * @param degraded              whether degraded
+         * @param redisCalls            calls Redis answered
+         * @param failures              failed calls
+         * @param timeouts              timed-out calls
+         * @param degradedAnswers       calls answered by the failure mode
+         * @param scriptLoads           {@code EVAL} fallbacks after {@code NOSCRIPT}
+         * @throws NullPointerException if {@code key}, {@code per} or {@code failureMode} is null
+         */
+        public Stats {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(per, "per");
+            Objects.requireNonNull(failureMode, "failureMode");
+        }
+    }
+
+    /** The Lua side of every call. See the class Javadoc for the representation. */
+    static final String SCRIPT = """
+            -- RedisGCRA: one GCRA decision per call, atomic, on Redis's own clock.
+            -- KEYS[1]: the limit's key, holding the TAT as 'S:N' (N ns after second S of TIME).
+            -- ARGV: mode ('T' take, 'P' peek, 'R' reset), emission interval ns, delay tolerance ns, n.
+            -- Reply: {admitted 0|1, retry-after ns, available, TIME seconds, TIME microseconds}.
+            -- Every number stays a whole number below 2^53, exact in Lua's doubles.
+            if redis.replicate_commands then redis.replicate_commands() end
+            local t = redis.call('TIME')
+            local sec, usec = tonumber(t[1]), tonumber(t[2])
+            if ARGV[1] == 'R' then
+              redis.call('DEL', KEYS[1])
+              return {1, 0, 0, sec, usec}
+            end
+            local interval, tolerance, n = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+            local now = usec * 1000
+            local d = 0
+            local v = redis.call('GET', KEYS[1])
+            if v then
+              local s, ns = string.match(v, '^(%d+):(%d+)$')
+              if s then
+                d = (tonumber(s) - sec) * 1000000000 + tonumber(ns) - now
+                if d < 0 then d = 0 end
+              end
+            end
+            local available = 0
+            if d <= tolerance then available = math.floor((tolerance - d) / interval) + 1 end
+            local wait = d + (n - 1) * interval - tolerance
+            if wait < 0 then wait = 0 end
+            local ok = 0
+            if wait == 0 then
+              ok = 1
+              if ARGV[1] == 'T' then
+                local ahead = d + n * interval
+                redis.call('SET', KEYS[1], string.format('%d:%d', sec, now + ahead),
+                           'PX', string.format('%d', math.ceil(ahead / 1000000) + 1))
+              end
+            end
+            return {ok, wait, available, sec, usec}
+            """;
+
+    /** The script's SHA-1 digest, as {@code EVALSHA} wants it. */
+    static final String SCRIPT_SHA1 = sha1(SCRIPT);
+
+    /** The largest span in nanoseconds the script's exact arithmetic allows. */
+    static final long MAX_SPAN_NANOS = 1L << 52;
+
+    private static final Logger LOG = System.getLogger(RedisGCRA.class.getName());
+
+    private final RedisScriptExecutor redis;
+    private final String key;
+    private final List<String> keys;
+    private final Duration per;
+    private final long perNanos;
+    private final double burst;
+    /** {@code floor(burst)}: the batch ceiling is this plus one. */
+    private final long burstFloor;
+    private final long timeoutNanos;
+    private final boolean enforceTimeout;
+    /** Runs each script call when the timeout is enforced; null means a new virtual thread. */
+    private final Executor callExecutor;
+    private final long probeIntervalNanos;
+    private final Ticker ticker;
+    private final FailureMode failureMode;
+    /** The local limiter of {@link FailureMode#FAIL_OPEN}; null for {@link FailureMode#FAIL_CLOSED}. */
+    private final RateLimiter fallback;
+
+    /** The rate and what derives from it; replaced whole by {@link #setRate(double)}. */
+    private volatile Config config;
+
+    private final AtomicBoolean degraded = new AtomicBoolean();
+    /** The {@link Ticker} reading from which a degraded limiter may try Redis again. */
+    private final AtomicLong nextProbeAt = new AtomicLong();
+
+    private final LongAdder redisCalls = new LongAdder();
+    private final LongAdder failures = new LongAdder();
+    private final LongAdder timeouts = new LongAdder();
+    private final LongAdder degradedAnswers = new LongAdder();
+    private final LongAdder scriptLoads = new LongAdder();
+
+    private record Config(double rate, long intervalNanos, long toleranceNanos) {}
+
+    /** One decoded script reply; {@code redisMicros} is the {@code TIME} the script read. */
+    record Reply(boolean ok, long retryAfterNanos, long available, long redisMicros) {}
+
+    private RedisGCRA(Builder b) {
+        this.redis = b.redis;
+        this.key = b.key;
+        this.keys = List.of(b.key);
+        this.per = b.per;
+        this.perNanos = b.per.toNanos();
+        this.burst = b.burst;
+        this.burstFloor = (long) Math.floor(b.burst);
+        this.timeoutNanos = b.timeout.toNanos();
+        this.enforceTimeout = b.enforceTimeout;
+        this.callExecutor = b.callExecutor;
+        this.probeIntervalNanos = b.probeInterval.toNanos();
+        this.ticker = b.ticker;
+        this.failureMode = b.failureMode;
+        this.fallback = b.fallback;
+        this.config = configFor(b.rate, perNanos, burst, per);
+    }
+
+    /**
+     * Returns a builder. {@link Builder#redis}, {@link Builder#key} and {@link Builder#rate} are
+     * required.
+     *
+     * @return a new builder
+     */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ------------------------------------------------------------------------------ operations
+
+    /**
+     * Admits a batch of {@code n} operations if the shared budget covers all of it at Redis's
+     * current instant, consuming it; otherwise consumes nothing and leaves the TAT untouched.
+     * A batch above {@code burst + 1} is refused without a call to Redis, since no wait could
+     * ever admit it. When Redis fails, the {@link FailureMode} answers.
+     *
+     * @param n the number of operations; {@code n <= 0} is a no-op returning {@code true}
+     * @return {@code true} if the batch was admitted
+     */
+    @Override
+    public boolean tryConsume(long n) {
+        if (n <= 0) {
+            return true;
+        }
+        if (n > burstFloor + 1) {
+            return false;
+        }
+        Reply r = evaluate("T", n);
+        if (r != null) {
+            return r.ok();
+        }
+        return failureMode == FailureMode.FAIL_OPEN && fallback.tryConsume(n);
+    }
+
+    /**
+     * Admits a batch of {@code n} if the budget covers it, or reports the exact wait after which
+     * it would be admitted, in one atomic step.
+     *
+     * <p>When Redis fails: under {@link FailureMode#FAIL_CLOSED} the refusal's wait is the time
+     * until the limiter next tries Redis; under {@link FailureMode#FAIL_OPEN} a refusal by the
+     * fallback carries {@code n * emissionInterval}, an estimate (the fallback's own state is not
+     * visible through {@link RateLimiter}).
+     *
+     * @param n the number of operations; {@code n <= 0} is admitted without a call
+     * @return the admission, or the refusal with its wait
+     * @throws IllegalArgumentException if {@code n > burst + 1}: no wait could ever admit it
+     */
+    public Take take(long n) {
+        if (n <= 0) {
+            return Take.admitted();
+        }
+        checkCeiling(n);
+        Reply r = evaluate("T", n);
+        if (r != null) {
+            return r.ok() ? Take.admitted() : Take.refused(Math.max(1, r.retryAfterNanos()));
+        }
+        if (failureMode == FailureMode.FAIL_OPEN) {
+            return fallback.tryConsume(n) ? Take.admitted() : Take.refused(estimateNanos(n));
+        }
+        return Take.refused(nanosUntilProbe());
+    }
+
+    /**
+     * {@code take(1)}.
+     *
+     * @return the admission, or the refusal with its wait
+     */
+    public Take take() {
+        return take(1);
+    }
+
+    /**
+     * Returns the exact nanoseconds until {@code tryConsume(n)} would succeed, assuming nothing
+     * else consumes meanwhile; {@code 0} when it would succeed now. Grows with {@code n} by
+     * {@code (n - 1) * emissionInterval}. Consumes nothing.
+     *
+     * <p>When Redis fails: {@link FailureMode#FAIL_CLOSED} answers the time until the limiter
+     * next tries Redis; {@link FailureMode#FAIL_OPEN} answers {@code 0} if the fallback has
+     * {@code n} available and {@code n * emissionInterval} (an estimate) otherwise.
+     *
+     * @param n the number of operations; {@code n <= 0} answers {@code 0} without a call
+     * @return the wait in nanoseconds, never negative
+     * @throws IllegalArgumentException if {@code n > burst + 1}: no wait could ever admit it
+     */
+    public long retryAfterNanos(long n) {
+        if (n <= 0) {
+            return 0;
+        }
+        checkCeiling(n);
+        Reply r = evaluate("P", n);
+        if (r != null) {
+            return r.retryAfterNanos();
+        }
+        if (failureMode == FailureMode.FAIL_OPEN) {
+            return fallback.available() >= n ? 0 : estimateNanos(n);
+        }
+        return nanosUntilProbe();
+    }
+
+    /**
+     * {@link #retryAfterNanos(long)} as a {@link Duration}.
+     *
+     * @param n the number of operations; {@code n <= 0} answers {@link Duration#ZERO}
+     * @return the wait
+     * @throws IllegalArgumentException if {@code n > burst + 1}
+     */
+    public Duration retryAfter(long n) {
+        return Duration.ofNanos(retryAfterNanos(n));
+    }
+
+    /**
+     * {@code retryAfter(1)}.
+     *
+     * @return the wait before a single operation would be admitted
+     */
+    public Duration retryAfter() {
+        return retryAfter(1);
+    }
+
+    /**
+     * Returns how many operations the shared budget covers at Redis's current instant:
+     * {@code burst + 1} when the key is idle, counted from {@code floor(burst)} directly rather
+     * than by dividing the delay tolerance back by the interval, so it never under-reports by
+     * one. Consumes nothing. When Redis fails: {@code 0} under {@link FailureMode#FAIL_CLOSED},
+     * the fallback's {@code available()} under {@link FailureMode#FAIL_OPEN}.
+     *
+     * @return the operations available now, never negative
+     */
+    @Override
+    public long available() {
+        Reply r = evaluate("P", 1);
+        if (r != null) {
+            return r.available();
+        }
+        return failureMode == FailureMode.FAIL_OPEN ? fallback.available() : 0;
+    }
+
+    /**
+     * Deletes the shared key: every instance using it sees an idle limit. Always tries Redis,
+     * even while degraded.
+     *
+     * @throws IllegalStateException if Redis failed or did not answer within the timeout (the
+     *                               failure is counted and reported like any other)
+     */
+    public void reset() {
+        try {
+            rawCall(argsFor("R", 0, config));
+            redisCalls.increment();
+            recovered();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failures.increment();
+            throw new IllegalStateException("reset of Redis key " + key + " interrupted", e);
+        } catch (Exception e) {
+            failed(e);
+            throw new IllegalStateException("reset of Redis key " + key + " failed", e);
+        }
+    }
+
+    /**
+     * Changes the rate for this instance's subsequent calls; the shared TAT is kept, so budget
+     * already consumed stays consumed. Other instances sharing the key keep their own rate until
+     * they are changed too.
+     *
+     * @param rate operations per {@code per}, finite and {@code > 0}
+     * @throws IllegalArgumentException if {@code rate} is invalid, or too high or too low for the
+     *                                  precision limits in the class Javadoc (nothing changes)
+     */
+    public void setRate(double rate) {
+        this.config = configFor(rate, perNanos, burst, per);
+    }
+
+    /**
+     * Returns a snapshot of the configuration and counters.
+     *
+     * @return the snapshot
+     */
+    public Stats stats() {
+        Config c = config;
+        return new Stats(key, c.rate(), per, burst, c.intervalNanos(), c.toleranceNanos(),
+                failureMode, degraded.get(), redisCalls.sum(), failures.sum(), timeouts.sum(),
+                degradedAnswers.sum(), scriptLoads.sum());
+    }
+
+    @Override
+    public String toString() {
+        Config c = config;
+        return "RedisGCRA[key=" + key + ", rate=" + c.rate() + " per " + per + ", burst=" + burst
+                + ", " + failureMode + (degraded.get() ? ", degraded" : "") + "]";
+    }
+
+    // ------------------------------------------------------------------------------ internals
+
+    private void checkCeiling(long n) {
+        if (n > burstFloor + 1) {
+            throw new IllegalArgumentException("n must be <= burst + 1 (" + (burstFloor + 1)
+                    + "): " + n + "; no wait could ever admit it, split the batch or raise burst");
+        }
+    }
+
+    private long estimateNanos(long n) {
+        return Math.max(1, n * config.intervalNanos());
+    }
+
+    private long nanosUntilProbe() {
+        return Math.max(1, nextProbeAt.get() - ticker.read());
+    }
+
+    /**
+     * Runs the script, or returns {@code null} when the failure mode must answer: Redis failed
+     * now, or the limiter is degraded and it is not this call's turn to probe.
+     */
+    private Reply evaluate(String mode, long n) {
+        if (degraded.get()) {
+            long now = ticker.read();
+            long probeAt = nextProbeAt.get();
+            if (now - probeAt < 0 || !nextProbeAt.compareAndSet(probeAt, now + probeIntervalNanos)) {
+                degradedAnswers.increment();
+                return null;
+            }
+        }
+        try {
+            Reply r = rawCall(argsFor(mode, n, config));
+            redisCalls.increment();
+            recovered();
+            return r;
+        } catch (InterruptedException e) {
+            // Not Redis's fault: answer by the failure mode without changing health.
+            Thread.currentThread().interrupt();
+            failures.increment();
+        } catch (Exception e) {
+            failed(e);
+        }
+        degradedAnswers.increment();
+        return null;
+    }
+
+    private static List<String> argsFor(String mode, long n, Config c) {
+        return List.of(mode, Long.toString(c.intervalNanos()), Long.toString(c.toleranceNanos()),
+                Long.toString(n));
+    }
+
+    private void recovered() {
+        if (degraded.get() && degraded.compareAndSet(true, false)) {
+            LOG.log(Level.INFO, "RedisGCRA {0}: Redis answers again; no longer {1}", key, failureMode);
+        }
+    }
+
+    private void failed(Exception e) {
+        failures.increment();
+        if (e instanceof TimeoutException) {
+            timeouts.increment();
+        }
+        nextProbeAt.set(ticker.read() + probeIntervalNanos);
+        if (degraded.compareAndSet(false, true)) {
+            LOG.log(Level.WARNING, "RedisGCRA " + key + ": Redis call failed; answering "
+                    + failureMode + " and retrying Redis every " + Duration.ofNanos(probeIntervalNanos), e);
+        } else {
+            LOG.log(Level.DEBUG, "RedisGCRA " + key + ": Redis call failed again", e);
+        }
+    }
+
+    /**
+     * One script call, within the timeout when it is enforced. Package-private so tests can read
+     * a raw reply (with the {@code TIME} the script saw).
+     */
+    Reply rawCall(List<String> args) throws Exception {
+        if (!enforceTimeout) {
+            return callRedis(args);
+        }
+        CompletableFuture<Reply> result = new CompletableFuture<>();
+        Runnable task = () -> {
+            try {
+                result.complete(callRedis(args));
+            } catch (Throwable t) {
+                result.completeExceptionally(t);
+            }
+        };
+        if (callExecutor == null) {
+            Thread.ofVirtual().name("RedisGCRA-call").start(task);
+        } else {
+            callExecutor.execute(task);
+        }
+        try {
+            return result.get(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw cause instanceof Exception ex ? ex : e;
+        } catch (TimeoutException e) {
+            TimeoutException timeout = new TimeoutException("Redis did not answer within "
+                    + Duration.ofNanos(timeoutNanos));
+            timeout.initCause(e);
+            throw timeout;
+        }
+    }
+
+    /** Test access: a raw script call for this limiter's config. */
+    Reply rawCall(String mode, long n) throws Exception {
+        return rawCall(argsFor(mode, n, config));
+    }
+
+    private Reply callRedis(List<String> args) throws Exception {
+        Object reply;
+        try {
+            reply = redis.evalsha(SCRIPT_SHA1, keys, args);
+        } catch (Exception e) {
+            if (!isNoScript(e)) {
+                throw e;
+            }
+            scriptLoads.increment();
+            reply = redis.eval(SCRIPT, keys, args);
+        }
+        return decode(reply);
+    }
+
+    static boolean isNoScript(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof RedisNoScriptException) {
+                return true;
+            }
+            String message = t.getMessage();
+            if (message != null && message.startsWith("NOSCRIPT")) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    static Reply decode(Object reply) {
+        if (!(reply instanceof List<?> list) || list.size() < 5) {
+            throw new IllegalStateException("unexpected reply from the RedisGCRA script: " + reply);
+        }
+        long ok = number(list.get(0));
+        long wait = number(list.get(1));
+        long available = number(list.get(2));
+        long micros = Math.addExact(Math.multiplyExact(number(list.get(3)), 1_000_000L),
+                number(list.get(4)));
+        if ((ok != 0 && ok != 1) || wait < 0 || available < 0 || (ok == 0) == (wait == 0)) {
+            throw new IllegalStateException("unexpected reply from the RedisGCRA script: " + reply);
+        }
+        return new Reply(ok == 1, wait, available, micros);
+    }
+
+    private static long number(Object o) {
+        if (o instanceof Number n) {
+            return n.longValue();
+        }
+        if (o instanceof CharSequence s) {
+            return Long.parseLong(s.toString());
+        }
+        if (o instanceof byte[] bytes) {
+            return Long.parseLong(new String(bytes, StandardCharsets.UTF_8));
+        }
+        throw new IllegalStateException("unexpected element in the RedisGCRA script's reply: " + o);
+    }
+
+    private static Config configFor(double rate, long perNanos, double burst, Duration per) {
+        checkRate(rate);
+        double exact = perNanos / rate;
+        if (exact < 1) {
+            throw new IllegalArgumentException("rate must be at most one operation per nanosecond"
+                    + " (per / rate >= 1 ns): " + rate + " per " + per);
+        }
+        double ceiling = Math.floor(burst) + 1;
+        if (Math.ceil(exact) * ceiling > MAX_SPAN_NANOS) {
+            throw new IllegalArgumentException("burst must keep (burst + 1) * per / rate <= 2^52 ns"
+                    + " (about 52 days): burst " + burst + " at " + rate + " per " + per);
+        }
+        long interval = (long) Math.ceil(exact);
+        return new Config(rate, interval, (long) Math.floor(burst) * interval);
+    }
+
+    private static void checkRate(double rate) {
+        Preconditions.requireFinitePositive("rate", rate);
+    }
+
+    private static String sha1(String script) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1")
+                    .digest(script.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    // ------------------------------------------------------------------------------ builder
+
+    /**
+     * Builds a {@link RedisGCRA}. Setters validate eagerly and {@link #build()} checks what is
+     * required and the combinations; nothing is half-applied on a bad input. Not thread-safe.
+     */
+    public static final class Builder {
+        private RedisScriptExecutor redis;
+        private String key;
+        private double rate = Double.NaN;
+        private boolean rateSet;
+        private Duration per = Duration.ofSeconds(1);
+        private double burst;
+        private Duration timeout = Duration.ofMillis(100);
+        private boolean enforceTimeout = true;
+        private Executor callExecutor;
+        private Duration probeInterval = Duration.ofMillis(500);
+        private Ticker ticker = Ticker.system();
+        private FailureMode failureMode = FailureMode.FAIL_CLOSED;
+        private RateLimiter fallback;
+        private double fallbackShare = Double.NaN;
+
+        private Builder() {
+        }
+
+        /**
+         * Sets the bridge to the application's Redis client. Required.
+         *
+         * @param redis runs the script; see {@link RedisScriptExecutor}
+         * @return this builder
+         * @throws NullPointerException if {@code redis} is null
+         */
+        public Builder redis(RedisScriptExecutor redis) {
+            this.redis = Objects.requireNonNull(redis, "redis");
+            return this;
+        }
+
+        /**
+         * Sets the Redis key that holds this limit's state; every instance using the same key
+         * shares one budget. Required. Choose a prefix of your own (e.g. {@code "rl:partner-api"}).
+         *
+         * @param key the key, not empty
+         * @return this builder
+         * @throws NullPointerException     if {@code key} is null
+         * @throws IllegalArgumentException if {@code key} is empty
+         */
+        public Builder key(String key) {
+            Objects.requireNonNull(key, "key");
+            if (key.isEmpty()) {
+                throw new IllegalArgumentException("key must not be empty: \"\"");
+            }
+            this.key = key;
+            return this;
+        }
+
+        /**
+         * Sets the sustained rate, in operations per {@link #per(Duration)}. Required.
+         *
+         * @param rate finite and {@code > 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code rate} is NaN, infinite or {@code <= 0}
+         */
+        public Builder rate(double rate) {
+            checkRate(rate);
+            this.rate = rate;
+            this.rateSet = true;
+            return this;
+        }
+
+        /**
+         * Sets the period the rate is measured against. Default one second.
+         *
+         * @param per positive
+         * @return this builder
+         * @throws NullPointerException     if {@code per} is null
+         * @throws IllegalArgumentException if {@code per} is zero or negative
+         */
+        public Builder per(Duration per) {
+            this.per = Preconditions.requirePositive("per", per);
+            return this;
+        }
+
+        /**
+         * Sets the burst: operations tolerated above the steady rate; a batch of up to
+         * {@code burst + 1} can be admitted at once. Fractional values floor. Default 0.
+         *
+         * @param burst finite and {@code >= 0}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code burst} is NaN, infinite or negative
+         */
+        public Builder burst(double burst) {
+            this.burst = Preconditions.requireFiniteNonNegative("burst", burst);
+            return this;
+        }
+
+        /**
+         * Sets how long a call waits for Redis before the {@link FailureMode} answers. Default
+         * 100 ms. Configure the client's own command timeout too (see
+         * {@link RedisScriptExecutor}).
+         *
+         * @param timeout positive
+         * @return this builder
+         * @throws NullPointerException     if {@code timeout} is null
+         * @throws IllegalArgumentException if {@code timeout} is zero or negative
+         */
+        public Builder timeout(Duration timeout) {
+            this.timeout = Preconditions.requirePositive("timeout", timeout);
+            return this;
+        }
+
+        /**
+         * Chooses how the timeout is enforced. {@code true} (the default): each script call runs
+         * on another thread (a new virtual thread, or the {@link #callExecutor(Executor)}) and
+         * the caller stops waiting at the timeout, whatever the client does. {@code false}: the
+         * call runs on the caller's thread, saving a thread hand-off, and the bound is only as
+         * good as the client's own command timeout, which must then be set at or below
+         * {@link #timeout(Duration)}.
+         *
+         * @param enforce whether RedisGCRA enforces the timeout itself
+         * @return this builder
+         */
+        public Builder enforceTimeout(boolean enforce) {
+            this.enforceTimeout = enforce;
+            return this;
+        }
+
+        /**
+         * Sets the executor that runs script calls when the timeout is enforced. Default: a new
+         * virtual thread per call. A rejected task counts as a Redis failure.
+         *
+         * @param callExecutor runs each script call
+         * @return this builder
+         * @throws NullPointerException if {@code callExecutor} is null
+         */
+        public Builder callExecutor(Executor callExecutor) {
+            this.callExecutor = Objects.requireNonNull(callExecutor, "callExecutor");
+            return this;
+        }
+
+        /**
+         * Sets how often a degraded limiter tries Redis again (one call per interval goes to
+         * Redis; the others are answered by the failure mode at once). Default 500 ms; zero
+         * tries Redis at every call.
+         *
+         * @param probeInterval zero or positive
+         * @return this builder
+         * @throws NullPointerException     if {@code probeInterval} is null
+         * @throws IllegalArgumentException if {@code probeInterval} is negative
+         */
+        public Builder probeInterval(Duration probeInterval) {
+            Objects.requireNonNull(probeInterval, "probeInterval");
+            if (probeInterval.isNegative()) {
+                throw new IllegalArgumentException("probeInterval must be >= 0: " + probeInterval);
+            }
+            this.probeInterval = probeInterval;
+            return this;
+        }
+
+        /**
+         * Sets the local clock used only to schedule probes while degraded (decisions use
+         * Redis's {@code TIME}). Default {@link Ticker#system()}.
+         *
+         * @param ticker the clock
+         * @return this builder
+         * @throws NullPointerException if {@code ticker} is null
+         */
+        public Builder ticker(Ticker ticker) {
+            this.ticker = Objects.requireNonNull(ticker, "ticker");
+            return this;
+        }
+
+        /**
+         * Fails closed (the default): while Redis is unreachable or slow, every request is
+         * refused, so the shared limit is never exceeded.
+         *
+         * @return this builder
+         */
+        public Builder failClosed() {
+            this.failureMode = FailureMode.FAIL_CLOSED;
+            this.fallback = null;
+            this.fallbackShare = Double.NaN;
+            return this;
+        }
+
+        /**
+         * Fails open: while Redis is unreachable or slow, requests are admitted by a local
+         * limiter, typically an in-process GCRA at this instance's share of the global rate
+         * (with {@code k} instances, {@code rate / k}), so the fleet stays near the shared limit
+         * without Redis.
+         *
+         * @param fallback the local limiter, consulted only while Redis fails
+         * @return this builder
+         * @throws NullPointerException if {@code fallback} is null
+         */
+        public Builder failOpen(RateLimiter fallback) {
+            this.fallback = Objects.requireNonNull(fallback, "fallback");
+            this.fallbackShare = Double.NaN;
+            this.failureMode = FailureMode.FAIL_OPEN;
+            return this;
+        }
+
+        /**
+         * Fails open onto a local {@link PowerGCRA} at {@code share} of the global rate, with
+         * the same {@code per}, the same {@code burst} scaled by {@code share} (floored), and this
+         * builder's ticker. With {@code k} instances sharing the key, {@code 1.0 / k} keeps the
+         * fleet at the shared limit while Redis is away. The local limiter is built in
+         * {@link #build()}, from the values set by then.
+         *
+         * @param share the fraction of {@code rate} this instance may admit without Redis, in
+         *              {@code (0, 1]}
+         * @return this builder
+         * @throws IllegalArgumentException if {@code share} is outside {@code (0, 1]}
+         */
+        public Builder failOpen(double share) {
+            if (!(share > 0 && share <= 1)) {
+                throw new IllegalArgumentException("share must be in (0, 1]: " + share);
+            }
+            this.fallback = null;
+            this.fallbackShare = share;
+            this.failureMode = FailureMode.FAIL_OPEN;
+            return this;
+        }
+
+        /**
+         * Builds the limiter. Does not contact Redis.
+         *
+         * @return the limiter
+         * @throws IllegalStateException    if {@code redis}, {@code key} or {@code rate} was not set
+         * @throws IllegalArgumentException if {@code rate}, {@code per} and {@code burst}
+         *                                  together exceed the precision limits in the class Javadoc
+         */
+        public RedisGCRA build() {
+            if (redis == null) {
+                throw new IllegalStateException("redis is required: call redis(RedisScriptExecutor)");
+            }
+            if (key == null) {
+                throw new IllegalStateException("key is required: call key(String)");
+            }
+            if (!rateSet) {
+                throw new IllegalStateException("rate is required: call rate(double)");
+            }
+            if (!Double.isNaN(fallbackShare)) {
+                fallback = PowerGCRA.builder().rate(rate * fallbackShare).per(per)
+                        .burst(Math.floor(burst * fallbackShare)).ticker(ticker).build();
+            }
+            return new RedisGCRA(this);
+        }
+    }
+}
