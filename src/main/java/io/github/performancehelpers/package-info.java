@@ -1,6 +1,18 @@
 /**
- * The whole public API of performance-helpers: admission control, queueing and latency feedback,
- * each usable alone, composed into one closed loop.
+ * The entry point of performance-helpers: {@link PowerFlowExecutor}, the closed loop as an
+ * {@link java.util.concurrent.ExecutorService}, and {@link PowerExecutors}, its one-line
+ * factories. Admission control, queueing and latency feedback are each usable alone, in one
+ * package per concern:
+ * <ul>
+ * <li>{@code io.github.performancehelpers} (this package): the executor, its factories and
+ *     options, and {@link Ticker}, the clock every time-reading type takes;</li>
+ * <li>{@link io.github.performancehelpers.limit}: rate limiters;</li>
+ * <li>{@link io.github.performancehelpers.loop}: the loop's parts, its control laws, and the
+ *     loop without an executor ({@link PowerFlowController});</li>
+ * <li>{@link io.github.performancehelpers.backpressure}: permits held while work is in flight;</li>
+ * <li>{@link io.github.performancehelpers.metrics}: metrics, MXBeans.</li>
+ * </ul>
+ * {@code ARCHITECTURE.md} in the repository follows one task through the executor, file by file.
  *
  * <h2>Which type</h2>
  * <table class="striped">

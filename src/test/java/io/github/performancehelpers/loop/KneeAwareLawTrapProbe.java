@@ -12,7 +12,7 @@ import java.util.SplittableRandom;
  * before the sparse-reading rule (commit 018fd4d) cut on it, bounded its capacity estimate there,
  * and cut again on every later slow call.
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@tool
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@tool
  * -Dtool.main=io.github.performancehelpers.loop.KneeAwareLawTrapProbe -Dtool.args="40 50"} (seeds,
  * starting rate per second). From 50/s the law reaches 200/s within 120 s in 40 of 40 seeds (the
  * law before: 0 of 40); from 120/s, in 38 of 40 (before: 36 of 40).

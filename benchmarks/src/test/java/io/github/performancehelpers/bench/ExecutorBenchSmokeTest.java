@@ -1,14 +1,9 @@
-package io.github.performancehelpers;
+package io.github.performancehelpers.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.github.performancehelpers.bench.ClosedLoopBench;
-import io.github.performancehelpers.bench.ConstantRateProbe;
-import io.github.performancehelpers.bench.ExecutorThroughputBenchmark;
-import io.github.performancehelpers.bench.PacingBench;
-import io.github.performancehelpers.bench.SubmitLatencyBench;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,5 @@
-package io.github.performancehelpers;
+package io.github.performancehelpers.sim;
 
-import io.github.performancehelpers.sim.SimulatedDownstream;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -1,8 +1,7 @@
-package io.github.performancehelpers;
+package io.github.performancehelpers.bench;
 
 import static org.junit.jupiter.api.Assertions.*;
 
-import io.github.performancehelpers.bench.FlowLoopSimulation;
 import io.github.performancehelpers.bench.FlowLoopSimulation.Arm;
 import io.github.performancehelpers.bench.FlowLoopSimulation.Config;
 import io.github.performancehelpers.bench.FlowLoopSimulation.Result;

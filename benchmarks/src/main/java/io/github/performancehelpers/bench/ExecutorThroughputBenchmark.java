@@ -45,7 +45,7 @@ import io.github.performancehelpers.PowerFlowExecutor;
  * <li>{@code t1}/{@code t2}/{@code t8}: 1, 2 or 8 submitting threads, each with its own batch.</li>
  * </ul>
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@bench -Dbench.args="ExecutorThroughputBenchmark -f 1
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@bench -Dbench.args="ExecutorThroughputBenchmark -f 1
  * -wi 2 -w 1 -i 3 -r 1 -prof gc"}.
  */
 @State(Scope.Benchmark)

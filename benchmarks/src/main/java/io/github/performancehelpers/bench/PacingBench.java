@@ -31,7 +31,7 @@ import io.github.performancehelpers.testsupport.InlineExecutor;
  * ({@code com.sun.management.OperatingSystemMXBean#getProcessCpuTime}) and the producer's are
  * printed alongside for context.
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@tool
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@tool
  * -Dtool.main=io.github.performancehelpers.bench.PacingBench -Dtool.args="5"} (the argument is
  * the measured seconds per rate; optional further arguments are the rates).
  */

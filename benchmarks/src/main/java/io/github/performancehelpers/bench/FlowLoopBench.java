@@ -23,8 +23,8 @@ import io.github.performancehelpers.loop.PowerFlowController;
  *
  * <p>Run:
  * <pre>{@code
- * mvn -q test-compile exec:exec@tool -Dtool.main=io.github.performancehelpers.bench.FlowLoopBench
- * mvn -q test-compile exec:exec@tool -Dtool.main=io.github.performancehelpers.bench.FlowLoopBench -Dtool.args="path/to/plot.svg"
+ * mvn -q -f benchmarks/pom.xml compile exec:exec@tool -Dtool.main=io.github.performancehelpers.bench.FlowLoopBench
+ * mvn -q -f benchmarks/pom.xml compile exec:exec@tool -Dtool.main=io.github.performancehelpers.bench.FlowLoopBench -Dtool.args="path/to/plot.svg"
  * }</pre>
  * The plot goes to {@code target/flowloop.svg} unless a path is given.
  */

@@ -30,7 +30,7 @@ import io.github.performancehelpers.testsupport.FakeTicker;
  * 0-based), which the controller read before; the latter is replicated here with a bare
  * {@link PowerHistogram} and {@link PowerServo} configured as the controller configures them.
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@tool
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@tool
  * -Dtool.main=io.github.performancehelpers.bench.ClosedLoopSimulation -Dtool.args="20"} (seeds).
  */
 public final class ClosedLoopSimulation {

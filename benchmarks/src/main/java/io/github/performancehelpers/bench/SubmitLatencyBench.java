@@ -15,7 +15,7 @@ import org.HdrHistogram.ConcurrentHistogram;
  * effectively unlimited), and each task records {@code System.nanoTime()} at its start minus its
  * submit instant. Sequential, so the contenders do not share the two cores.
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@tool
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@tool
  * -Dtool.main=io.github.performancehelpers.bench.SubmitLatencyBench -Dtool.args="5 10000"}
  * (seconds per contender, tasks per second).
  */

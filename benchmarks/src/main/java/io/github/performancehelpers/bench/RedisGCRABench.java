@@ -20,7 +20,7 @@ import io.github.performancehelpers.limit.RedisScriptExecutor;
  * dominates, and the latency distribution (p99) is the figure wanted.
  *
  * <pre>
- * mvn -q test-compile exec:exec@tool -Dtool.main=io.github.performancehelpers.bench.RedisGCRABench \
+ * mvn -q -f benchmarks/pom.xml compile exec:exec@tool -Dtool.main=io.github.performancehelpers.bench.RedisGCRABench \
  *     -Dtool.args="PORT [warmupSeconds] [measureSeconds]"
  * </pre>
  */

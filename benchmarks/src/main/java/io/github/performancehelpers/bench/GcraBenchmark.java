@@ -26,7 +26,7 @@ import io.github.performancehelpers.limit.RateLimiter;
  * for, so essentially every call is admitted (the CAS path). {@code regime=refuse}: 1000 per
  * second, so essentially every call is refused (the read-only path).
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@bench -Dbench.args="GcraBenchmark -f 1 -wi 3 -w 1 -i 5 -r 1"}
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@bench -Dbench.args="GcraBenchmark -f 1 -wi 3 -w 1 -i 5 -r 1"}
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -39,7 +39,7 @@ import io.github.performancehelpers.metrics.MetricsCollector;
  * scrapes the collector and the MBean every 100 ms (a very aggressive scrape). {@code off} =
  * none of these (the loop still observes).
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@bench -Dbench.args="ObservabilityBenchmark -f 1 -wi 3
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@bench -Dbench.args="ObservabilityBenchmark -f 1 -wi 3
  * -w 1 -i 5 -r 1"}.
  */
 @State(Scope.Benchmark)

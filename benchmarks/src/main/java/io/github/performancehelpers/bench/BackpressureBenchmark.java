@@ -23,7 +23,7 @@ import io.github.performancehelpers.backpressure.PowerBackpressure;
  * refill tick is ever scheduled. Also the {@code acquire()} future path, which on the fast path
  * returns an already-completed future.
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@bench -Dbench.args="BackpressureBenchmark -f 1 -wi 3 -w 1 -i 5 -r 1"}
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@bench -Dbench.args="BackpressureBenchmark -f 1 -wi 3 -w 1 -i 5 -r 1"}
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -14,7 +14,7 @@ import io.github.performancehelpers.loop.PowerHistogram;
  * between the contenders, minimum and median of the rounds reported. Not a JMH benchmark: a
  * sanity check of ratios, not a replacement.
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@tool -Dtool.main=io.github.performancehelpers.bench.HistogramRecordCpuTime}
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@tool -Dtool.main=io.github.performancehelpers.bench.HistogramRecordCpuTime}
  */
 public final class HistogramRecordCpuTime {
 

@@ -53,7 +53,7 @@ import io.github.performancehelpers.limit.PowerGCRA;
  * 1.1 × target); goodput
  * (tasks per second completed with latency ≤ target) in phase 2; tasks shed (refused at submit).
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@tool
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@tool
  * -Dtool.main=io.github.performancehelpers.bench.ClosedLoopBench -Dtool.args="120 210 215 220"}
  * (seconds per phase, default 120; the constant rates are optional).
  */

@@ -22,7 +22,7 @@ import io.github.performancehelpers.loop.PowerHistogram;
  * bucket increment, sum CAS, phaser exit), and a plain non-atomic bucket increment (what a
  * single-threaded histogram pays).
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@bench -Dbench.args="HistogramCostFloorBenchmark -f 1 -wi 2 -w 1 -i 5 -r 1"}
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@bench -Dbench.args="HistogramCostFloorBenchmark -f 1 -wi 2 -w 1 -i 5 -r 1"}
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

@@ -35,7 +35,7 @@ import io.github.performancehelpers.loop.PowerQueue;
  *   <li>{@code offerPoll}: one thread, offer then poll: the uncontended cost of a pair.</li>
  * </ul>
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@bench -Dbench.args="QueueBenchmark -f 1 -wi 3 -w 1
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@bench -Dbench.args="QueueBenchmark -f 1 -wi 3 -w 1
  * -i 5 -r 1"}.
  */
 @State(Scope.Group)

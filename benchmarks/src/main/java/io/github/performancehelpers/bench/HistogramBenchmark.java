@@ -37,7 +37,7 @@ import io.github.performancehelpers.loop.PowerHistogram;
  *       one unshared sketch per thread (no contention at all; a lower bound).</li>
  * </ul>
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@bench -Dbench.args="HistogramBenchmark -f 1 -wi 3 -w 1 -i 5 -r 1"}
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@bench -Dbench.args="HistogramBenchmark -f 1 -wi 3 -w 1 -i 5 -r 1"}
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -10,7 +10,7 @@ import io.github.performancehelpers.limit.Take;
  * A small PowerGCRA demonstration: admission at 100/s with a burst of 20, and an exact
  * retryAfter. Runs on a hand-driven clock so its output is the same on every machine.
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@tool -Dtool.main=io.github.performancehelpers.demo.GcraDemo}
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@tool -Dtool.main=io.github.performancehelpers.demo.GcraDemo}
  */
 public final class GcraDemo {
 

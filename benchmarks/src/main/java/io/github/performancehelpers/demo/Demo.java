@@ -24,7 +24,7 @@ import io.github.performancehelpers.PowerFlowExecutor;
 /**
  * The live demo behind the README's "run the demo" command:
  *
- * <pre>{@code mvn -q test-compile exec:exec@demo [-Ddemo.args="--seconds 20"]}</pre>
+ * <pre>{@code mvn -q -f benchmarks/pom.xml compile exec:exec@demo [-Ddemo.args="--seconds 20"]}</pre>
  *
  * <p>Two contenders face the same open-loop offered load, each in front of its own, identical
  * {@link SimulatedDownstream} (same slots, same seeded service times), whose capacity halves
@@ -131,7 +131,7 @@ public final class Demo {
     static String usage() {
         Config d = Config.defaults();
         return String.format(Locale.ROOT, """
-                usage: mvn -q test-compile exec:exec@demo -Ddemo.args="[options]"
+                usage: mvn -q -f benchmarks/pom.xml compile exec:exec@demo -Ddemo.args="[options]"
                   --seconds N     run length, capacity halves at N/2            (default %s)
                   --offered R     offered load, calls/s                           (default %s)
                   --slots N       downstream slots before the step                (default %d)

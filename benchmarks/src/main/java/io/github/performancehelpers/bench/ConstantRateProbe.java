@@ -20,7 +20,7 @@ import org.HdrHistogram.ConcurrentHistogram;
  * <p>A rate that no controller beats by holding it: if no constant rate keeps every block within
  * the band, the band is narrower than the downstream's own block-to-block variation at its knee.
  *
- * <p>Run: {@code mvn -q test-compile exec:exec@tool
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@tool
  * -Dtool.main=io.github.performancehelpers.bench.ConstantRateProbe -Dtool.args="5 200 205 210 215 220 225"}
  * (blocks after the allowance, then the rates).
  */

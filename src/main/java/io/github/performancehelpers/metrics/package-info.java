@@ -1,0 +1,11 @@
+/**
+ * What the loop publishes, with no dependency: {@link io.github.performancehelpers.metrics.MetricsCollector}
+ * (the interface a user bridges to a metrics library in a few lines) and its in-memory
+ * implementation, and the MXBean interfaces the executor and the controller register when asked
+ * ({@link io.github.performancehelpers.metrics.PowerFlowExecutorMXBean},
+ * {@link io.github.performancehelpers.metrics.PowerFlowControllerMXBean}). The JFR events are
+ * committed by the loop itself; their names and fields are listed in {@code docs/observability.md}.
+ *
+ * @since 0.1.0
+ */
+package io.github.performancehelpers.metrics;
