@@ -15,7 +15,7 @@ import java.util.Objects;
  * so the interface call inlines). Reading an accessor initializes its owner first, so the field is
  * never read before the owner registered.
  *
- * <p>Thread-safety: registration happens once, during class initialization; reads are safe from
+ * <p><b>Thread safety.</b> Registration happens once, during class initialization; reads are safe from
  * any thread.
  */
 public final class Access {

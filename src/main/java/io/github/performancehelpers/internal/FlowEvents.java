@@ -18,9 +18,12 @@ import jdk.jfr.Timespan;
  * removes the allocation, and nothing else is done. Events are committed on the observation
  * path (at most a few per observe interval), on the slow path of a stale loop (once per episode),
  * never per task.
+ *
+ * <p><b>Thread safety.</b> Stateless; every method is safe to call from any thread.
  */
 public final class FlowEvents {
 
+    /** The JFR category of every event. */
     public static final String CATEGORY = "performance-helpers";
 
     private FlowEvents() {

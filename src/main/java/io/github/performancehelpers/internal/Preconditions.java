@@ -11,7 +11,7 @@ import java.util.Objects;
  * <p><b>Internal:</b> this package is not exported by the module {@code io.github.performancehelpers};
  * on the class path it is reachable but not API, and may change or disappear in any release.
  *
- * <p><b>Thread-safety:</b> stateless; every method is safe to call from any thread.
+ * <p><b>Thread safety.</b> Stateless; every method is safe to call from any thread.
  */
 public final class Preconditions {
 

@@ -19,9 +19,13 @@ import io.github.performancehelpers.metrics.MetricsCollector;
 /**
  * What one executor or controller has published: its {@link MetricsCollector} registrations and
  * its MBean. Built all-or-nothing (a failure closes what was registered before it), closed once.
+ *
+ * <p><b>Thread safety.</b> Built by one thread (the builder's); {@link #close()} is safe from any
+ * thread and acts once.
  */
 public final class Publication implements AutoCloseable {
 
+    /** The JMX domain of every MBean the library registers. */
     public static final String DOMAIN = "io.github.performancehelpers";
 
     private static final System.Logger LOG = System.getLogger(Publication.class.getName());
@@ -33,6 +37,8 @@ public final class Publication implements AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
 
     /**
+     * Starts an empty publication.
+     *
      * @param collector where metrics go, or null for none
      * @param type      {@code executor} or {@code controller}
      */
