@@ -63,8 +63,9 @@ import io.github.performancehelpers.internal.Preconditions;
  * per {@link Builder#probeInterval(Duration) probeInterval} tries Redis again; the first success
  * ends the degraded state, with nothing for the caller to do.
  *
- * <p>Thread-safe; the limiter holds no lock (the atomicity is Redis's). All instances sharing a
- * key must be built with the same {@code rate}, {@code per} and {@code burst}.
+ * <p><b>Thread safety.</b> Instances are safe for concurrent use by any number of threads; the
+ * limiter holds no lock (the atomicity is Redis's). All instances sharing a key must be built with
+ * the same {@code rate}, {@code per} and {@code burst}.
  *
  * <p><b>Note:</b> unlike the in-process {@code PowerGCRA}, each of {@link #tryConsume(long)},
  * {@link #take(long)}, {@link #available()} and {@link #retryAfterNanos(long)} is a round trip to
@@ -87,9 +88,17 @@ public final class RedisGCRA implements RateLimiter {
      * failure moves `nextProbeAt` to one probeInterval after itself; any success clears
      * `degraded`. A call abandoned at its timeout may still reach Redis later and consume there:
      * that can only over-charge the shared budget, never over-admit.
+     *
+     * Length. About 800 lines, most of them the Builder's documented options; the Lua script and
+     * its reply format live in RedisGcraScript.
      */
 
-    /** What a call answers when Redis cannot: refuse, or ask a local limiter. */
+    /**
+     * What a call answers when Redis cannot: refuse, or ask a local limiter.
+     *
+     * <p><b>Thread safety.</b> The constants are immutable and safe for concurrent use by any
+     * number of threads.
+     */
     public enum FailureMode {
         /** Refuse every request while Redis is unreachable or slow: the shared limit is never exceeded. */
         FAIL_CLOSED,
@@ -99,6 +108,9 @@ public final class RedisGCRA implements RateLimiter {
 
     /**
      * A snapshot of a limiter's configuration and counters.
+     *
+     * <p><b>Thread safety.</b> Instances are immutable and safe for concurrent use by any number
+     * of threads.
      *
      * @param key                   the Redis key holding the shared TAT
      * @param rate                  operations per {@code per}
@@ -564,7 +576,10 @@ public final class RedisGCRA implements RateLimiter {
 
     /**
      * Builds a {@link RedisGCRA}. Setters validate eagerly and {@link #build()} checks what is
-     * required and the combinations; nothing is half-applied on a bad input. Not thread-safe.
+     * required and the combinations; nothing is half-applied on a bad input.
+     *
+     * <p><b>Thread safety.</b> Not safe for concurrent use: confine a builder to one thread at a
+     * time. The limiter it builds is safe for concurrent use.
      */
     public static final class Builder {
         private RedisScriptExecutor redis;
