@@ -118,9 +118,9 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
      * and the AIMD window all change the same lock-guarded counters, so their code is kept next
      * to the invariants it maintains.
      *
-     * State (every field marked "Guarded by lock."): available (0..capacity), active (permits held by callers),
-     * a FIFO of waiters (an intrusive doubly linked list so that a cancelled waiter is unlinked in
-     * O(1)), the AIMD window, and the tick (tickFuture + tickToken). Invariant: a non-empty waiter
+     * State, each field marked "Guarded by lock.": available (0..capacity), active (permits held
+     * by callers), a FIFO of waiters (an intrusive doubly linked list so that a cancelled waiter
+     * is unlinked in O(1)), the AIMD window, and the tick (tickFuture + tickToken). Invariant: a non-empty waiter
      * list implies available == 0, because every path that adds to the pool hands to waiters
      * first. So tryAcquire never barges past a queued producer.
      *

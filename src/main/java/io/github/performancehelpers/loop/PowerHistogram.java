@@ -12,6 +12,11 @@ import io.github.performancehelpers.internal.Preconditions;
  * A latency histogram with a guaranteed relative error on every quantile, built for a control
  * loop that reads the quantile of an interval and then starts a new one.
  *
+ * <p><b>Thread safety.</b> Instances are safe for concurrent use by any number of threads: by
+ * default any number of threads may record at once, and readers never hold up a writer. In
+ * {@linkplain Builder#singleWriter(boolean) single-writer mode} at most one thread may record at
+ * a time, while any number read. See "Intervals" and "Single-writer mode" below.
+ *
  * <h2>Units</h2>
  * All values are milliseconds, as {@code double}: {@link #record(double)} takes milliseconds,
  * {@link #recordNanos(long)} and {@link #record(Duration)} convert to milliseconds, and every
@@ -45,12 +50,11 @@ import io.github.performancehelpers.internal.Preconditions;
  *
  * <h2>Empty</h2>
  * An empty histogram answers {@link #quantile(double)}, {@link #min()}, {@link #max()} and
- * {@link #mean()} with {@link Double#NaN} (the JavaScript original's {@code undefined}),
- * {@link #count()} with {@code 0} and {@link #sum()} with {@code 0.0}.
+ * {@link #mean()} with {@link Double#NaN}, {@link #count()} with {@code 0} and {@link #sum()}
+ * with {@code 0.0}.
  *
- * <h2>Intervals and thread-safety</h2>
- * The histogram is thread-safe, and recording and reading are separate roles, as in
- * HdrHistogram's {@code Recorder}. By default any number of threads may record at once: a
+ * <h2>Intervals</h2>
+ * Recording and reading are separate roles, as in HdrHistogram's {@code Recorder}. By default any number of threads may record at once: a
  * record is a few atomic operations on preallocated arrays, <b>never waits</b> (not even for a
  * reader) and <b>allocates nothing</b>. Readers ({@link #snapshot()}, {@link #snapshotAndReset()},
  * {@link #reset()} and the read accessors) are serialized among themselves by a lock and never
@@ -134,6 +138,11 @@ public final class PowerHistogram {
     /*
      * Implementation notes.
      *
+     * Length. This file is about 1,200 lines because the public nested types that must stay
+     * nested (Builder and Snapshot, about 370 lines) and the two recording modes' state
+     * (Interval for many writers, Cumulative for one) are read together with the record and
+     * read paths that use their fields directly; record() stays a short call into them.
+     *
      * Interval swaps use a writer/reader phaser in the manner of HdrHistogram's
      * WriterReaderPhaser: a writer marks its entry and exit with one atomic increment each; the
      * reader swaps the active and inactive state, then waits until every writer that entered
@@ -167,18 +176,19 @@ public final class PowerHistogram {
      * includes only samples whose bucket increments it sees, and a bucket increment it sees
      * comes with the min/max update of that sample (release/acquire), so the lifetime extremes
      * read last bound every sample the read counts. On x86 a release store is a plain store
-     * (the ordering is the compiler's): measured on a quiet machine, the replica with release
-     * stores costs the same as with plain ones (HistogramCostFloorBenchmark sw5 against sw7).
+     * (the ordering is the compiler's), so the release stores cost no more than plain ones.
      * The sum stripes keep consecutive records from waiting on each other's floating-point
-     * addition (a load-add-store chain through memory); on the quiet reference machine that
-     * was within noise (sw3 against sw4), on a loaded one it looked like 1-2 ns.
+     * addition (a load-add-store chain through memory). Both choices are measured in
+     * benchmarks/histogram.md, section
+     * "Fast bucket index and single-writer mode (2026-11-30 14:15, load average 1.4)".
      *
      * The reader keeps the baseline (the cumulative counts and
      * sum at the last reset) and reports differences. Monotonic counters make that exact: each
      * increment of a bucket is counted in the one interval whose read first saw it.
      *
      * The bucket index is CubicLogMapping's (exponent bits + cubic in the mantissa), not
-     * Math.log: about 2 ns instead of 5-11 ns on the reference machine.
+     * Math.log, which costs several times as much (see benchmarks/histogram.md, section
+     * "Fast bucket index and single-writer mode (2026-11-30 14:15, load average 1.4)").
      */
 
     /** Default lowest trackable value: 1 ns, in milliseconds. */
@@ -206,9 +216,12 @@ public final class PowerHistogram {
     private final WriterReaderPhaser phaser;
     /** Serializes readers. Writers never take it. */
     private final ReentrantLock readerLock = new ReentrantLock();
-    /** The interval writers record into (multi-writer mode). Written only under readerLock. */
+    /**
+     * The interval writers record into (multi-writer mode). Guarded by {@code readerLock} for
+     * writes; writers read it without the lock.
+     */
     private volatile Interval active;
-    /** The interval swapped out last; quiescent. Accessed only under readerLock. */
+    /** The interval swapped out last; quiescent. Guarded by {@code readerLock}. */
     private Interval inactive;
 
     private PowerHistogram(Builder builder, CubicLogMapping mapping, int minIndex, int maxIndex) {
@@ -239,7 +252,10 @@ public final class PowerHistogram {
     }
 
     /**
-     * Builds a {@link PowerHistogram}. Not thread-safe; the histogram it builds is.
+     * Builds a {@link PowerHistogram}.
+     *
+     * <p><b>Thread safety.</b> Not safe for concurrent use: confine a builder to one thread at a
+     * time. The histogram it builds is safe for concurrent use.
      */
     public static final class Builder {
 
@@ -826,9 +842,9 @@ public final class PowerHistogram {
         /** Highest value ever recorded. Writer: plain (before the slot). Readers: getAcquire. */
         private double max = Double.NEGATIVE_INFINITY;
 
-        /** The cumulative counts at the last reset. Reader state, guarded by readerLock. */
+        /** The cumulative counts at the last reset. Guarded by {@code readerLock}. */
         private final long[] baseline;
-        /** The cumulative sum at the last reset. Reader state, guarded by readerLock. */
+        /** The cumulative sum at the last reset. Guarded by {@code readerLock}. */
         private double baselineSum;
 
         Cumulative(int slots) {
@@ -924,8 +940,11 @@ public final class PowerHistogram {
      * count, sum, and min and max (exact, except for a histogram in single-writer mode, where
      * they are estimates within the relative accuracy). Snapshots of the same relative accuracy
      * merge into a new snapshot whose quantiles are those of the union of the samples, within
-     * the same relative accuracy. Thread-safe (immutable). Empty-value conventions and the
-     * quantile rank are those of {@link PowerHistogram}.
+     * the same relative accuracy. Empty-value conventions and the quantile rank are those of
+     * {@link PowerHistogram}.
+     *
+     * <p><b>Thread safety.</b> Instances are immutable and safe for concurrent use by any number
+     * of threads.
      */
     public static final class Snapshot {
 
