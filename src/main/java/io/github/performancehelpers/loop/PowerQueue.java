@@ -19,12 +19,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * thread's carrier and respond to interruption.
  *
  * <p><b>Thread safety.</b> Instances are safe for concurrent use by any number of threads: every
- * method may be called by any number of threads at once. No element is lost or delivered twice, and elements offered by one thread are delivered in the order that
- * thread offered them. {@code offer}, {@code poll}, {@code peek} and {@code size} are
- * linearizable (checked with Lincheck). {@code offer} and {@code poll} are lock-free except for a
- * brief spin while another thread finishes writing or taking the slot in question; a consumer
- * parks only in {@code take} and the timed {@code poll}, and a producer touches a lock only when a
- * consumer is parked.
+ * method may be called by any number of threads at once. No element is lost or delivered twice,
+ * and elements offered by one thread are delivered in the order that thread offered them.
+ * {@code offer}, {@code poll}, {@code peek} and {@code size} are linearizable (checked with
+ * Lincheck). {@code offer} and {@code poll} are lock-free except for a brief spin while another
+ * thread finishes writing or taking the slot in question; a consumer parks only in {@code take}
+ * and the timed {@code poll}, and a producer touches a lock only when a consumer is parked.
  *
  * <p><b>Note:</b> this is not a {@link java.util.Queue}: it has no iterator, and
  * {@link #remove(Object)} is meant for cancellation, not as a fast path (see there).
