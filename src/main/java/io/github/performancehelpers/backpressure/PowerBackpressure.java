@@ -1,12 +1,9 @@
 package io.github.performancehelpers.backpressure;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -113,16 +110,17 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
     /*
      * Implementation notes.
      *
-     * Length. This file is about 1,350 lines because the public nested types that must stay
+     * Length. This file is about 1,300 lines because the public nested types that must stay
      * nested (Builder, Adaptive, Stats) take about 350 of them, and the queue, the refill tick
      * and the AIMD window all change the same lock-guarded counters, so their code is kept next
-     * to the invariants it maintains.
+     * to the invariants it maintains. The permit (HeldPermit) and the blocking iterator
+     * (PermitIterator) are in their own files.
      *
      * State, each field marked "Guarded by lock.": available (0..capacity), active (permits held
      * by callers), a FIFO of waiters (an intrusive doubly linked list so that a cancelled waiter
-     * is unlinked in O(1)), the AIMD window, and the tick (tickFuture + tickToken). Invariant: a non-empty waiter
-     * list implies available == 0, because every path that adds to the pool hands to waiters
-     * first. So tryAcquire never barges past a queued producer.
+     * is unlinked in O(1)), the AIMD window, and the tick (tickFuture + tickToken). Invariant: a
+     * non-empty waiter list implies available == 0, because every path that adds to the pool
+     * hands to waiters first. So tryAcquire never barges past a queued producer.
      *
      * Hand-offs are decided under the lock (the waiter is unlinked and the permit counted in
      * active) and delivered after unlocking, because completing a CompletableFuture runs its
@@ -246,7 +244,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
             }
             if (available > 0) {
                 takeOneLocked();
-                return CompletableFuture.completedFuture(new Held(this));
+                return CompletableFuture.completedFuture(new HeldPermit(this));
             }
             if (pending >= queueCapacity) {
                 rejected++;
@@ -336,7 +334,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
         } finally {
             lock.unlock();
         }
-        return Optional.of(new Held(this));
+        return Optional.of(new HeldPermit(this));
     }
 
     /**
@@ -586,7 +584,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
      */
     @Override
     public Iterator<Permit> iterator() {
-        return new PermitIterator();
+        return new PermitIterator(this);
     }
 
     // =====================================================================================
@@ -740,7 +738,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
     }
 
     private void deliverOne(Waiter w) {
-        Held permit = new Held(this);
+        HeldPermit permit = new HeldPermit(this);
         Consumer<CompletableFuture<Permit>> hook = beforeDelivery;
         if (hook != null) {
             hook.accept(w.future);
@@ -820,15 +818,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
                 return;
             }
             refillTicks++;
-            if (adaptive != null && pending > 0) {
-                if (returnedSinceTick > 0) {
-                    window = Math.min(windowMax, window + adaptive.additiveIncrease());
-                    windowIncreases++;
-                } else if (active > 0) {
-                    window = Math.max(adaptive.min(), window * adaptive.beta());
-                    windowDecreases++;
-                }
-            }
+            adaptWindowLocked();
             returnedSinceTick = 0;
             handed = grantLocked(windowPermitsLocked(), true);
         } catch (RuntimeException e) {
@@ -841,8 +831,25 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
         deliver(handed);
     }
 
+    /**
+     * The AIMD step of a tick, before it mints: only with producers queued (with none there is
+     * nothing to measure), the window grows by {@code additiveIncrease} if a permit came back
+     * since the previous tick, and shrinks by {@code beta} if none did while permits are out.
+     */
+    private void adaptWindowLocked() {
+        if (adaptive != null && pending > 0) {
+            if (returnedSinceTick > 0) {
+                window = Math.min(windowMax, window + adaptive.additiveIncrease());
+                windowIncreases++;
+            } else if (active > 0) {
+                window = Math.max(adaptive.min(), window * adaptive.beta());
+                windowDecreases++;
+            }
+        }
+    }
+
     /** Cancels {@code f}; if it had already completed with a permit, returns that permit. */
-    private static Permit abandon(CompletableFuture<Permit> f) {
+    static Permit abandon(CompletableFuture<Permit> f) {
         if (f.cancel(false)) {
             return null;
         }
@@ -869,98 +876,6 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
         Waiter prev; // Guarded by lock.
         Waiter next; // Guarded by lock.
         volatile boolean linked; // Guarded by lock for writes; the completion hook reads it without.
-    }
-
-    /** The permit implementation: released at most once. */
-    private static final class Held implements Permit {
-        private static final VarHandle RELEASED;
-
-        static {
-            try {
-                RELEASED = MethodHandles.lookup().findVarHandle(Held.class, "released", boolean.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private final PowerBackpressure owner;
-        @SuppressWarnings("unused") // accessed through RELEASED
-        private volatile boolean released;
-
-        Held(PowerBackpressure owner) {
-            this.owner = owner;
-        }
-
-        @Override
-        public void release() {
-            if (RELEASED.compareAndSet(this, false, true)) {
-                owner.returnOne(true);
-            }
-        }
-
-        @Override
-        public void close() {
-            release();
-        }
-
-        @Override
-        public boolean isReleased() {
-            return released;
-        }
-
-        void releaseUndelivered() {
-            if (RELEASED.compareAndSet(this, false, true)) {
-                owner.returnOne(false);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "Permit[" + (released ? "released" : "held") + "]";
-        }
-    }
-
-    private final class PermitIterator implements Iterator<Permit> {
-        private Permit next;
-
-        @Override
-        public boolean hasNext() {
-            while (next == null) {
-                if (isClosed()) {
-                    return false;
-                }
-                CompletableFuture<Permit> f = acquire();
-                try {
-                    next = f.get();
-                } catch (ExecutionException e) {
-                    if (isClosed()) {
-                        return false;
-                    }
-                    if (e.getCause() instanceof QueueFullException q) {
-                        throw q;
-                    }
-                    // reset while waiting: queue again
-                } catch (InterruptedException e) {
-                    Permit p = abandon(f);
-                    if (p != null) {
-                        p.release();
-                    }
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        @Override
-        public Permit next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException("PowerBackpressure is closed");
-            }
-            Permit p = next;
-            next = null;
-            return p;
-        }
     }
 
     // =====================================================================================
