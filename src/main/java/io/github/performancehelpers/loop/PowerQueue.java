@@ -56,11 +56,11 @@ public final class PowerQueue<E> {
      * Blocking consumers. take() and poll(timeout) loop on awaitNotEmpty, the one wait: it
      * increments `waiters` (volatile, guarded by lock for writes), then peeks, then awaits
      * notEmpty; a producer reads `waiters` after its CAS on tail and signals only if it is
-     * non-zero. Both sides write a volatile and then read the
-     * other's volatile, so either the producer sees the waiter or the waiter's poll sees the
-     * producer's position; and because the waiter holds `lock` from the increment until await()
-     * releases it, the producer's signal (taken under `lock`) cannot fall between them. So offer
-     * touches the lock only when a consumer is actually parked.
+     * non-zero. Both sides write a volatile and then read the other's volatile, so either the
+     * producer sees the waiter or the waiter's poll sees the producer's position; and because the
+     * waiter holds `lock` from the increment until await() releases it, the producer's signal
+     * (taken under `lock`) cannot fall between them. So offer touches the lock only when a
+     * consumer is actually parked.
      *
      * remove(o) replaces the element in its slot with the REMOVED tombstone by CAS; consumers take
      * elements with getAndSet, so exactly one of the remover and the consumer wins an element.

@@ -58,9 +58,9 @@ import io.github.performancehelpers.internal.Preconditions;
  * without anti-windup: its first step is clamped at {@code min} with a positive error, which
  * drives the output up, away from {@code min}, so it is integrated.
  *
- * <p><b>Thread safety.</b> Not safe for concurrent use: one caller at a time steps it and reads
- * it, or the caller provides the synchronisation (the flow controller serialises its calls). The
- * configuration accessors return final fields and may be read from any thread.
+ * <p><b>Thread safety.</b> Not safe for concurrent use: one caller at a time steps and reads a
+ * servo, or the caller provides the synchronisation (the flow controller serialises its calls).
+ * The configuration accessors read final fields and may be called from any thread.
  *
  * @since 0.1.0
  */
