@@ -110,7 +110,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
     /*
      * Implementation notes.
      *
-     * Length. This file is about 1,300 lines because the public nested types that must stay
+     * Length. This file is about 1,250 lines because the public nested types that must stay
      * nested (Builder, Adaptive, Stats) take about 350 of them, and the queue, the refill tick
      * and the AIMD window all change the same lock-guarded counters, so their code is kept next
      * to the invariants it maintains. The permit (HeldPermit) and the blocking iterator
