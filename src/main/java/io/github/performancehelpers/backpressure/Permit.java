@@ -1,8 +1,8 @@
 package io.github.performancehelpers.backpressure;
 
 /**
- * One permit handed out by a {@link PowerBackpressure}: the Java form of the original library's
- * release callback.
+ * One permit handed out by a {@link PowerBackpressure}, which the holder gives back with
+ * {@link #release()} when its work is done.
  *
  * <p>A permit is released exactly once. {@link #release()} and {@link #close()} are the same
  * operation and are idempotent: the first call returns the permit to its controller, every later
@@ -15,8 +15,8 @@ package io.github.performancehelpers.backpressure;
  * }
  * }</pre>
  *
- * <p>Implementations are thread-safe: any thread may release a permit, and concurrent calls
- * still release it once.
+ * <p><b>Thread safety.</b> Permits are safe for concurrent use by any number of threads: any
+ * thread may release a permit, and concurrent calls still release it once.
  *
  * @since 0.1.0
  */

@@ -1,12 +1,9 @@
 package io.github.performancehelpers.backpressure;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
@@ -42,6 +39,11 @@ import io.github.performancehelpers.internal.Preconditions;
  *     }
  * }
  * }</pre>
+ *
+ * <p><b>Thread safety.</b> Instances are safe for concurrent use by any number of threads. All
+ * state is guarded by one {@link ReentrantLock} (never a monitor, so virtual threads do not pin);
+ * futures are completed outside the lock, so callbacks chained on an {@link #acquire()} future
+ * never run while the lock is held.
  *
  * <h2>Capacity is a pool, not a ceiling</h2>
  * Unlike a {@link java.util.concurrent.Semaphore}, whose permit count bounds how many holders
@@ -101,10 +103,6 @@ import io.github.performancehelpers.internal.Preconditions;
  * <p><b>Note:</b> {@link #reset()} is not a teardown. It fails queued acquisitions, refills the
  * pool and restores the window, but it does not cancel the refill tick.
  *
- * <p>This class is thread-safe. All state is guarded by one {@link ReentrantLock} (never a
- * monitor, so virtual threads do not pin); futures are completed outside the lock, so callbacks
- * chained on an {@link #acquire()} future never run while the lock is held.
- *
  * @since 0.1.0
  */
 public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> {
@@ -112,11 +110,17 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
     /*
      * Implementation notes.
      *
-     * State, all guarded by `lock`: available (0..capacity), active (permits held by callers),
-     * a FIFO of waiters (an intrusive doubly linked list so that a cancelled waiter is unlinked in
-     * O(1)), the AIMD window, and the tick (tickFuture + tickToken). Invariant: a non-empty waiter
-     * list implies available == 0, because every path that adds to the pool hands to waiters
-     * first. So tryAcquire never barges past a queued producer.
+     * Length. This file is about 1,250 lines because the public nested types that must stay
+     * nested (Builder, Adaptive, Stats) take about 350 of them, and the queue, the refill tick
+     * and the AIMD window all change the same lock-guarded counters, so their code is kept next
+     * to the invariants it maintains. The permit (HeldPermit) and the blocking iterator
+     * (PermitIterator) are in their own files.
+     *
+     * State, each field marked "Guarded by lock.": available (0..capacity), active (permits held
+     * by callers), a FIFO of waiters (an intrusive doubly linked list so that a cancelled waiter
+     * is unlinked in O(1)), the AIMD window, and the tick (tickFuture + tickToken). Invariant: a
+     * non-empty waiter list implies available == 0, because every path that adds to the pool
+     * hands to waiters first. So tryAcquire never barges past a queued producer.
      *
      * Hand-offs are decided under the lock (the waiter is unlinked and the permit counted in
      * active) and delivered after unlocking, because completing a CompletableFuture runs its
@@ -146,31 +150,31 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
     private final Ticker ticker;
     private final ScheduledExecutorService suppliedScheduler; // null: use an owned one
 
-    // ---- state, guarded by lock ----
+    // ---- state ----
     private final ReentrantLock lock = new ReentrantLock();
-    private int available;
-    private int active;
-    private int pending;
-    private Waiter head;
-    private Waiter tail;
-    private double window;
-    private long returnedSinceTick;
-    private ScheduledFuture<?> tickFuture;
-    private Object tickToken;
-    private ScheduledThreadPoolExecutor ownedScheduler;
-    private boolean closed;
-    private long highSinceNanos;
-    private boolean high;
-    // counters
-    private long minted;
-    private long retired;
-    private long acquired;
-    private long transfers;
-    private long rejected;
-    private long refillTicks;
-    private long windowIncreases;
-    private long windowDecreases;
-    private long tickFailures;
+    private int available; // Guarded by lock.
+    private int active; // Guarded by lock.
+    private int pending; // Guarded by lock.
+    private Waiter head; // Guarded by lock.
+    private Waiter tail; // Guarded by lock.
+    private double window; // Guarded by lock.
+    private long returnedSinceTick; // Guarded by lock.
+    private ScheduledFuture<?> tickFuture; // Guarded by lock.
+    private Object tickToken; // Guarded by lock.
+    private ScheduledThreadPoolExecutor ownedScheduler; // Guarded by lock.
+    private boolean closed; // Guarded by lock.
+    private long highSinceNanos; // Guarded by lock.
+    private boolean high; // Guarded by lock.
+    // ---- counters ----
+    private long minted; // Guarded by lock.
+    private long retired; // Guarded by lock.
+    private long acquired; // Guarded by lock.
+    private long transfers; // Guarded by lock.
+    private long rejected; // Guarded by lock.
+    private long refillTicks; // Guarded by lock.
+    private long windowIncreases; // Guarded by lock.
+    private long windowDecreases; // Guarded by lock.
+    private long tickFailures; // Guarded by lock.
 
     /** Test seam: runs between deciding a hand-off and delivering it. Package-private. */
     volatile Consumer<CompletableFuture<Permit>> beforeDelivery;
@@ -200,7 +204,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
     }
 
     /**
-     * Returns a new builder with every option at the seed's default.
+     * Returns a new builder with every option at its default (each setter names its default).
      *
      * @return a new builder
      */
@@ -217,8 +221,8 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
      * already complete. Otherwise the request waits in the FIFO queue and the future completes
      * when a permit is released to it or minted by the refill.
      *
-     * <p>The future is already failed with a {@link QueueFullException} (the original
-     * {@code ERR_QUEUE_FULL}) when the request would have to wait and the queue already holds
+     * <p>The future is already failed with a {@link QueueFullException} (the error the
+     * specification calls {@code ERR_QUEUE_FULL}) when the request would have to wait and the queue already holds
      * {@code queueCapacity} waiters, or {@code highWaterMark} or more (fail-fast overload
      * protection). After {@link #close()} it is failed with a {@link RejectedExecutionException}.
      * A waiting future is failed with a {@link RejectedExecutionException} when the controller is
@@ -240,7 +244,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
             }
             if (available > 0) {
                 takeOneLocked();
-                return CompletableFuture.completedFuture(new Held(this));
+                return CompletableFuture.completedFuture(new HeldPermit(this));
             }
             if (pending >= queueCapacity) {
                 rejected++;
@@ -330,13 +334,12 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
         } finally {
             lock.unlock();
         }
-        return Optional.of(new Held(this));
+        return Optional.of(new HeldPermit(this));
     }
 
     /**
-     * Adds {@code count} permits to the controller, as the original library's
-     * {@code release(count)} does: each goes to a queued producer if there is one, otherwise into
-     * the pool up to {@code capacity}; any beyond that are discarded.
+     * Adds {@code count} permits to the controller: each goes to a queued producer if there is
+     * one, otherwise into the pool up to {@code capacity}; any beyond that are discarded.
      *
      * <p>This is not how a {@link Permit} is returned (use {@link Permit#release()}, which also
      * decrements {@link #active()}); it is for signalling capacity that was not handed out as a
@@ -502,7 +505,8 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
      * {@link RejectedExecutionException}, {@code available} becomes {@code capacity} less the
      * permits still held (never negative), and the AIMD window returns to the configured
      * {@code refillAmount}. Held permits stay held and counted in {@link #active()}: their
-     * consumers are still running.
+     * consumers are still running. The window is reset because a tuned window describes a
+     * workload that no longer exists after a reset.
      *
      * <p>It does not cancel the refill tick (use {@link #close()} for teardown). If pressure is
      * still high afterwards (every permit is held), the tick keeps minting; if not, the next tick
@@ -558,8 +562,8 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
     }
 
     /**
-     * Returns a blocking iterator that yields one permit per step, the Java form of the original
-     * library's async iteration:
+     * Returns a blocking iterator that yields one permit per step, acquiring each as
+     * {@link #acquire()} does:
      *
      * <pre>{@code
      * for (Permit permit : backpressure) {
@@ -580,7 +584,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
      */
     @Override
     public Iterator<Permit> iterator() {
-        return new PermitIterator();
+        return new PermitIterator(this);
     }
 
     // =====================================================================================
@@ -734,7 +738,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
     }
 
     private void deliverOne(Waiter w) {
-        Held permit = new Held(this);
+        HeldPermit permit = new HeldPermit(this);
         Consumer<CompletableFuture<Permit>> hook = beforeDelivery;
         if (hook != null) {
             hook.accept(w.future);
@@ -814,15 +818,7 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
                 return;
             }
             refillTicks++;
-            if (adaptive != null && pending > 0) {
-                if (returnedSinceTick > 0) {
-                    window = Math.min(windowMax, window + adaptive.additiveIncrease());
-                    windowIncreases++;
-                } else if (active > 0) {
-                    window = Math.max(adaptive.min(), window * adaptive.beta());
-                    windowDecreases++;
-                }
-            }
+            adaptWindowLocked();
             returnedSinceTick = 0;
             handed = grantLocked(windowPermitsLocked(), true);
         } catch (RuntimeException e) {
@@ -835,8 +831,25 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
         deliver(handed);
     }
 
+    /**
+     * The AIMD step of a tick, before it mints: only with producers queued (with none there is
+     * nothing to measure), the window grows by {@code additiveIncrease} if a permit came back
+     * since the previous tick, and shrinks by {@code beta} if none did while permits are out.
+     */
+    private void adaptWindowLocked() {
+        if (adaptive != null && pending > 0) {
+            if (returnedSinceTick > 0) {
+                window = Math.min(windowMax, window + adaptive.additiveIncrease());
+                windowIncreases++;
+            } else if (active > 0) {
+                window = Math.max(adaptive.min(), window * adaptive.beta());
+                windowDecreases++;
+            }
+        }
+    }
+
     /** Cancels {@code f}; if it had already completed with a permit, returns that permit. */
-    private static Permit abandon(CompletableFuture<Permit> f) {
+    static Permit abandon(CompletableFuture<Permit> f) {
         if (f.cancel(false)) {
             return null;
         }
@@ -860,101 +873,9 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
     /** A queued acquisition: a node of the intrusive FIFO plus the caller's future. */
     private static final class Waiter {
         final CompletableFuture<Permit> future = new CompletableFuture<>();
-        Waiter prev; // guarded by lock
-        Waiter next; // guarded by lock
-        volatile boolean linked; // written under lock; read without it by the completion hook
-    }
-
-    /** The permit implementation: released at most once. */
-    private static final class Held implements Permit {
-        private static final VarHandle RELEASED;
-
-        static {
-            try {
-                RELEASED = MethodHandles.lookup().findVarHandle(Held.class, "released", boolean.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private final PowerBackpressure owner;
-        @SuppressWarnings("unused") // accessed through RELEASED
-        private volatile boolean released;
-
-        Held(PowerBackpressure owner) {
-            this.owner = owner;
-        }
-
-        @Override
-        public void release() {
-            if (RELEASED.compareAndSet(this, false, true)) {
-                owner.returnOne(true);
-            }
-        }
-
-        @Override
-        public void close() {
-            release();
-        }
-
-        @Override
-        public boolean isReleased() {
-            return released;
-        }
-
-        void releaseUndelivered() {
-            if (RELEASED.compareAndSet(this, false, true)) {
-                owner.returnOne(false);
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "Permit[" + (released ? "released" : "held") + "]";
-        }
-    }
-
-    private final class PermitIterator implements Iterator<Permit> {
-        private Permit next;
-
-        @Override
-        public boolean hasNext() {
-            while (next == null) {
-                if (isClosed()) {
-                    return false;
-                }
-                CompletableFuture<Permit> f = acquire();
-                try {
-                    next = f.get();
-                } catch (ExecutionException e) {
-                    if (isClosed()) {
-                        return false;
-                    }
-                    if (e.getCause() instanceof QueueFullException q) {
-                        throw q;
-                    }
-                    // reset while waiting: queue again
-                } catch (InterruptedException e) {
-                    Permit p = abandon(f);
-                    if (p != null) {
-                        p.release();
-                    }
-                    Thread.currentThread().interrupt();
-                    return false;
-                }
-            }
-            return true;
-        }
-
-        @Override
-        public Permit next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException("PowerBackpressure is closed");
-            }
-            Permit p = next;
-            next = null;
-            return p;
-        }
+        Waiter prev; // Guarded by lock.
+        Waiter next; // Guarded by lock.
+        volatile boolean linked; // Guarded by lock for writes; the completion hook reads it without.
     }
 
     // =====================================================================================
@@ -964,9 +885,12 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
     /**
      * AIMD tuning of the refill amount (see the class documentation).
      *
-     * <p>{@code beta} is clamped into {@code [0.1, 0.99]} as the original library specifies
+     * <p>{@code beta} is clamped into {@code [0.1, 0.99]}, as the specification requires
      * ({@code 0.05} becomes {@code 0.1}, {@code 1.5} becomes {@code 0.99}); every other component
      * is validated.
+     *
+     * <p><b>Thread safety.</b> Instances are immutable and safe for concurrent use by any number
+     * of threads.
      *
      * @param additiveIncrease how much a tick that saw a permit come back grows the window;
      *                         finite and {@code > 0}
@@ -1063,6 +987,9 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
     /**
      * A consistent snapshot of a {@link PowerBackpressure}.
      *
+     * <p><b>Thread safety.</b> Instances are immutable and safe for concurrent use by any number
+     * of threads.
+     *
      * @param capacity          the pool size
      * @param available         permits available in the pool
      * @param pending           producers waiting
@@ -1099,9 +1026,12 @@ public final class PowerBackpressure implements AutoCloseable, Iterable<Permit> 
     }
 
     /**
-     * Builds a {@link PowerBackpressure}. Every option has the original library's default;
+     * Builds a {@link PowerBackpressure}. Every option has a default, named at its setter;
      * {@link #build()} validates them together, and setters that can validate a value on its own
-     * do so at once. Not thread-safe.
+     * do so at once.
+     *
+     * <p><b>Thread safety.</b> Not safe for concurrent use: confine a builder to one thread at a
+     * time. The controller it builds is safe for concurrent use.
      */
     public static final class Builder {
         private int capacity = 100;

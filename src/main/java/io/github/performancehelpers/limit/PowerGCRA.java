@@ -22,6 +22,12 @@ import io.github.performancehelpers.internal.Preconditions;
  * if (t.ok()) doWork(); else scheduler.schedule(this::doWork, t.retryAfterNanos(), NANOSECONDS);
  * }</pre>
  *
+ * <p><b>Thread safety.</b> Instances are safe for concurrent use by any number of threads, and
+ * every method is lock-free: the TAT is one atomic value updated by a compare-and-set loop. Under
+ * any contention the limiter never admits more than
+ * {@code burst + 1 + elapsed / emissionInterval} operations over any interval of length
+ * {@code elapsed}.
+ *
  * <h2>How it works</h2>
  * With {@code emissionInterval = per / rate} and {@code delayTolerance = burst * emissionInterval}:
  * <pre>
@@ -42,8 +48,8 @@ import io.github.performancehelpers.internal.Preconditions;
  * beyond the single-operation wait.
  *
  * <h2>Request counts</h2>
- * Counts are {@code long}, so the original library's "not a number", {@code NaN}, {@code ±Infinity}
- * and fractional counts cannot be expressed at all: the compiler rejects them. A count of
+ * Counts are {@code long}, so a count that is not a number ({@code NaN}), infinite
+ * ({@code ±Infinity}) or fractional cannot be expressed at all: the compiler rejects it. A count of
  * {@code 0} or below is a no-op that succeeds ({@code tryConsume} returns {@code true} and
  * consumes nothing, {@code retryAfterNanos} returns {@code 0}).
  *
@@ -65,12 +71,6 @@ import io.github.performancehelpers.internal.Preconditions;
  * detected it has no effect). Either way the limiter stays usable. {@code onError} is never called
  * for a refusal: refusing is what a rate limiter is for.
  *
- * <h2>Thread safety</h2>
- * All methods are thread-safe and lock-free: the TAT is one atomic value updated by a
- * compare-and-set loop. Under any contention the limiter never admits more than
- * {@code burst + 1 + elapsed / emissionInterval} operations over any interval of length
- * {@code elapsed}.
- *
  * <h2>No drift</h2>
  * The TAT is kept in fixed point with up to 24 fractional bits per nanosecond, so rates whose
  * emission interval is not a whole number of nanoseconds (3/s, 7/s, 300000/7 per second) hold
@@ -82,6 +82,11 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
 
     /*
      * Implementation notes.
+     *
+     * Length. This file is about 1,050 lines because the admission methods, the epoch switch
+     * protocol and the fixed-point Config and Epoch types they share are one lock-free algorithm,
+     * reviewed as a unit; each admission method keeps its own short read-check-CAS loop inline so
+     * that the hot path (tryConsume) is one flat loop with no indirection.
      *
      * State. The TAT lives in an Epoch: a fixed-point value "ticks since epoch.base", with
      * 2^epoch.shift ticks per nanosecond, in the epoch's volatile long `tat`. Everything else in
@@ -197,8 +202,10 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
     /**
      * Builder for {@link PowerGCRA}. Setters validate eagerly and {@link #build()} validates the
      * combination; an invalid value throws {@link IllegalArgumentException} naming the option and
-     * the value, a {@code null} throws {@link NullPointerException} naming the parameter. Not
-     * thread-safe.
+     * the value, a {@code null} throws {@link NullPointerException} naming the parameter.
+     *
+     * <p><b>Thread safety.</b> Not safe for concurrent use: confine a builder to one thread at a
+     * time. The limiter it builds is safe for concurrent use.
      */
     public static final class Builder {
         private double rate = Double.NaN;
@@ -903,6 +910,9 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
 
     /**
      * A snapshot of a {@link PowerGCRA}.
+     *
+     * <p><b>Thread safety.</b> Instances are immutable and safe for concurrent use by any number
+     * of threads.
      *
      * @param rate                  operations per {@code per}
      * @param per                   the unit the rate is measured against

@@ -36,9 +36,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code tryConsume(n)}; {@link PowerGCRA} guarantees that, including {@code burst + 1} at an idle
  * instant.
  *
- * <p>Thread-safe. Concurrent {@code tryConsume} calls on one composite are serialized by a
- * {@link ReentrantLock} (never {@code synchronized}, so virtual threads do not pin); the
- * components themselves stay lock-free for their other users.
+ * <p><b>Thread safety.</b> Instances are safe for concurrent use by any number of threads.
+ * Concurrent {@code tryConsume} calls on one composite are serialized by a {@link ReentrantLock}
+ * (never {@code synchronized}, so virtual threads do not pin); the components themselves stay
+ * lock-free for their other users.
  *
  * @since 0.1.0
  */

@@ -7,7 +7,7 @@ package io.github.performancehelpers.limit;
  * <p>A request count {@code n} is a number of operations. Counts of zero or below are a no-op that
  * succeeds: refusing to admit nothing would be a refusal with no defect behind it.
  *
- * <p>Implementations are thread-safe.
+ * <p><b>Thread safety.</b> Implementations are safe for concurrent use by any number of threads.
  *
  * @since 0.1.0
  */

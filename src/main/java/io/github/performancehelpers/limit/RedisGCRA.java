@@ -2,11 +2,7 @@ package io.github.performancehelpers.limit;
 
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -67,8 +63,9 @@ import io.github.performancehelpers.internal.Preconditions;
  * per {@link Builder#probeInterval(Duration) probeInterval} tries Redis again; the first success
  * ends the degraded state, with nothing for the caller to do.
  *
- * <p>Thread-safe; the limiter holds no lock (the atomicity is Redis's). All instances sharing a
- * key must be built with the same {@code rate}, {@code per} and {@code burst}.
+ * <p><b>Thread safety.</b> Instances are safe for concurrent use by any number of threads; the
+ * limiter holds no lock (the atomicity is Redis's). All instances sharing a key must be built with
+ * the same {@code rate}, {@code per} and {@code burst}.
  *
  * <p><b>Note:</b> unlike the in-process {@code PowerGCRA}, each of {@link #tryConsume(long)},
  * {@link #take(long)}, {@link #available()} and {@link #retryAfterNanos(long)} is a round trip to
@@ -91,9 +88,17 @@ public final class RedisGCRA implements RateLimiter {
      * failure moves `nextProbeAt` to one probeInterval after itself; any success clears
      * `degraded`. A call abandoned at its timeout may still reach Redis later and consume there:
      * that can only over-charge the shared budget, never over-admit.
+     *
+     * Length. About 800 lines, most of them the Builder's documented options; the Lua script and
+     * its reply format live in RedisGcraScript.
      */
 
-    /** What a call answers when Redis cannot: refuse, or ask a local limiter. */
+    /**
+     * What a call answers when Redis cannot: refuse, or ask a local limiter.
+     *
+     * <p><b>Thread safety.</b> The constants are immutable and safe for concurrent use by any
+     * number of threads.
+     */
     public enum FailureMode {
         /** Refuse every request while Redis is unreachable or slow: the shared limit is never exceeded. */
         FAIL_CLOSED,
@@ -103,6 +108,9 @@ public final class RedisGCRA implements RateLimiter {
 
     /**
      * A snapshot of a limiter's configuration and counters.
+     *
+     * <p><b>Thread safety.</b> Instances are immutable and safe for concurrent use by any number
+     * of threads.
      *
      * @param key                   the Redis key holding the shared TAT
      * @param rate                  operations per {@code per}
@@ -148,49 +156,11 @@ public final class RedisGCRA implements RateLimiter {
         }
     }
 
-    /** The Lua side of every call. See the class Javadoc for the representation. */
-    static final String SCRIPT = """
-            -- RedisGCRA: one GCRA decision per call, atomic, on Redis's own clock.
-            -- KEYS[1]: the limit's key, holding the TAT as 'S:N' (N ns after second S of TIME).
-            -- ARGV: mode ('T' take, 'P' peek, 'R' reset), emission interval ns, delay tolerance ns, n.
-            -- Reply: {admitted 0|1, retry-after ns, available, TIME seconds, TIME microseconds}.
-            -- Every number stays a whole number below 2^53, exact in Lua's doubles.
-            if redis.replicate_commands then redis.replicate_commands() end
-            local t = redis.call('TIME')
-            local sec, usec = tonumber(t[1]), tonumber(t[2])
-            if ARGV[1] == 'R' then
-              redis.call('DEL', KEYS[1])
-              return {1, 0, 0, sec, usec}
-            end
-            local interval, tolerance, n = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-            local now = usec * 1000
-            local d = 0
-            local v = redis.call('GET', KEYS[1])
-            if v then
-              local s, ns = string.match(v, '^(%d+):(%d+)$')
-              if s then
-                d = (tonumber(s) - sec) * 1000000000 + tonumber(ns) - now
-                if d < 0 then d = 0 end
-              end
-            end
-            local available = 0
-            if d <= tolerance then available = math.floor((tolerance - d) / interval) + 1 end
-            local wait = d + (n - 1) * interval - tolerance
-            if wait < 0 then wait = 0 end
-            local ok = 0
-            if wait == 0 then
-              ok = 1
-              if ARGV[1] == 'T' then
-                local ahead = d + n * interval
-                redis.call('SET', KEYS[1], string.format('%d:%d', sec, now + ahead),
-                           'PX', string.format('%d', math.ceil(ahead / 1000000) + 1))
-              end
-            end
-            return {ok, wait, available, sec, usec}
-            """;
+    /** The Lua script every call runs; see {@link RedisGcraScript}. */
+    static final String SCRIPT = RedisGcraScript.SCRIPT;
 
     /** The script's SHA-1 digest, as {@code EVALSHA} wants it. */
-    static final String SCRIPT_SHA1 = sha1(SCRIPT);
+    static final String SCRIPT_SHA1 = RedisGcraScript.SCRIPT_SHA1;
 
     /** The largest span in nanoseconds the script's exact arithmetic allows. */
     static final long MAX_SPAN_NANOS = 1L << 52;
@@ -557,62 +527,29 @@ public final class RedisGCRA implements RateLimiter {
         return rawCall(argsFor(mode, n, config));
     }
 
+    /** Runs the script by its digest, sending the source once more after {@code NOSCRIPT}. */
     private Reply callRedis(List<String> args) throws Exception {
         Object reply;
         try {
             reply = redis.evalsha(SCRIPT_SHA1, keys, args);
         } catch (Exception e) {
-            if (!isNoScript(e)) {
+            if (!RedisGcraScript.isNoScript(e)) {
                 throw e;
             }
             scriptLoads.increment();
             reply = redis.eval(SCRIPT, keys, args);
         }
-        return decode(reply);
+        return RedisGcraScript.decode(reply);
     }
 
+    /** {@link RedisGcraScript#isNoScript(Throwable)}, under the name the tests use. */
     static boolean isNoScript(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof RedisNoScriptException) {
-                return true;
-            }
-            String message = t.getMessage();
-            if (message != null && message.startsWith("NOSCRIPT")) {
-                return true;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
+        return RedisGcraScript.isNoScript(e);
     }
 
+    /** {@link RedisGcraScript#decode(Object)}, under the name the tests use. */
     static Reply decode(Object reply) {
-        if (!(reply instanceof List<?> list) || list.size() < 5) {
-            throw new IllegalStateException("unexpected reply from the RedisGCRA script: " + reply);
-        }
-        long ok = number(list.get(0));
-        long wait = number(list.get(1));
-        long available = number(list.get(2));
-        long micros = Math.addExact(Math.multiplyExact(number(list.get(3)), 1_000_000L),
-                number(list.get(4)));
-        if ((ok != 0 && ok != 1) || wait < 0 || available < 0 || (ok == 0) == (wait == 0)) {
-            throw new IllegalStateException("unexpected reply from the RedisGCRA script: " + reply);
-        }
-        return new Reply(ok == 1, wait, available, micros);
-    }
-
-    private static long number(Object o) {
-        if (o instanceof Number n) {
-            return n.longValue();
-        }
-        if (o instanceof CharSequence s) {
-            return Long.parseLong(s.toString());
-        }
-        if (o instanceof byte[] bytes) {
-            return Long.parseLong(new String(bytes, StandardCharsets.UTF_8));
-        }
-        throw new IllegalStateException("unexpected element in the RedisGCRA script's reply: " + o);
+        return RedisGcraScript.decode(reply);
     }
 
     private static Config configFor(double rate, long perNanos, double burst, Duration per) {
@@ -635,21 +572,14 @@ public final class RedisGCRA implements RateLimiter {
         Preconditions.requireFinitePositive("rate", rate);
     }
 
-    private static String sha1(String script) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-1")
-                    .digest(script.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest);
-        } catch (NoSuchAlgorithmException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     // ------------------------------------------------------------------------------ builder
 
     /**
      * Builds a {@link RedisGCRA}. Setters validate eagerly and {@link #build()} checks what is
-     * required and the combinations; nothing is half-applied on a bad input. Not thread-safe.
+     * required and the combinations; nothing is half-applied on a bad input.
+     *
+     * <p><b>Thread safety.</b> Not safe for concurrent use: confine a builder to one thread at a
+     * time. The limiter it builds is safe for concurrent use.
      */
     public static final class Builder {
         private RedisScriptExecutor redis;

@@ -11,6 +11,9 @@ import java.io.Serial;
  * cause's message) starts with {@code NOSCRIPT}, which is how Jedis, Lettuce and Redisson report
  * it. Throw this one from a bridge whose client words the error differently.
  *
+ * <p><b>Thread safety.</b> An instance holds only the message and cause set at construction,
+ * and may be passed between threads like any exception.
+ *
  * @since 0.1.0
  */
 public class RedisNoScriptException extends RuntimeException {

@@ -31,8 +31,9 @@ import java.util.Objects;
  * {@link RedisGCRA.Builder#timeout(java.time.Duration)}: RedisGCRA stops waiting at its timeout,
  * but only the client can abandon the call itself.
  *
- * <p>Implementations must be thread-safe: {@link RedisGCRA} calls them from many threads at once
- * (a pooled or multiplexed client, not a single Jedis connection).
+ * <p><b>Thread safety.</b> Implementations must be safe for concurrent use by any number of
+ * threads: {@link RedisGCRA} calls them from many threads at once (a pooled or multiplexed client,
+ * not a single Jedis connection).
  *
  * @since 0.1.0
  */
@@ -89,6 +90,9 @@ public interface RedisScriptExecutor {
     /**
      * One scripting command of a Redis client, in the shape Jedis's
      * {@code evalsha(String, List, List)} and {@code eval(String, List, List)} already have.
+     *
+     * <p><b>Thread safety.</b> Implementations must be safe for concurrent use by any number of
+     * threads, as the {@link RedisScriptExecutor} built from them is called concurrently.
      */
     @FunctionalInterface
     interface ScriptCall {

@@ -7,6 +7,9 @@ import java.time.Duration;
  * request would be admitted. Decided in one atomic step, so {@code ok} and {@code retryAfterNanos}
  * describe the same instant.
  *
+ * <p><b>Thread safety.</b> Instances are immutable and safe for concurrent use by any number of
+ * threads.
+ *
  * @param ok              {@code true} if the request was admitted (and its cost consumed)
  * @param retryAfterNanos {@code 0} when {@code ok}; otherwise the nanoseconds after which the same
  *                        request would be admitted, assuming nothing else consumes meanwhile

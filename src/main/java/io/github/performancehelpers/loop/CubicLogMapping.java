@@ -4,7 +4,9 @@ package io.github.performancehelpers.loop;
  * The bucket index of {@link PowerHistogram}: a logarithm approximated from the bits of the
  * double, with the bucket width adjusted so that every bucket still spans at most a factor
  * {@code gamma = (1 + a) / (1 - a)}, which is what the relative accuracy {@code a} needs.
- * Immutable.
+ *
+ * <p><b>Thread safety.</b> Instances are immutable and safe for concurrent use by any number of
+ * threads.
  *
  * <h2>The approximation</h2>
  * A positive double is {@code x = 2^e * (1 + m)} with an integer exponent {@code e} and a

@@ -12,6 +12,11 @@ import io.github.performancehelpers.internal.Preconditions;
  * A latency histogram with a guaranteed relative error on every quantile, built for a control
  * loop that reads the quantile of an interval and then starts a new one.
  *
+ * <p><b>Thread safety.</b> Instances are safe for concurrent use by any number of threads: by
+ * default any number of threads may record at once, and readers never hold up a writer. In
+ * {@linkplain Builder#singleWriter(boolean) single-writer mode} at most one thread may record at
+ * a time, while any number read. See "Intervals" and "Single-writer mode" below.
+ *
  * <h2>Units</h2>
  * All values are milliseconds, as {@code double}: {@link #record(double)} takes milliseconds,
  * {@link #recordNanos(long)} and {@link #record(Duration)} convert to milliseconds, and every
@@ -45,16 +50,15 @@ import io.github.performancehelpers.internal.Preconditions;
  *
  * <h2>Empty</h2>
  * An empty histogram answers {@link #quantile(double)}, {@link #min()}, {@link #max()} and
- * {@link #mean()} with {@link Double#NaN} (the JavaScript original's {@code undefined}),
- * {@link #count()} with {@code 0} and {@link #sum()} with {@code 0.0}.
+ * {@link #mean()} with {@link Double#NaN}, {@link #count()} with {@code 0} and {@link #sum()}
+ * with {@code 0.0}.
  *
- * <h2>Intervals and thread-safety</h2>
- * The histogram is thread-safe, and recording and reading are separate roles, as in
- * HdrHistogram's {@code Recorder}. By default any number of threads may record at once: a
- * record is a few atomic operations on preallocated arrays, <b>never waits</b> (not even for a
- * reader) and <b>allocates nothing</b>. Readers ({@link #snapshot()}, {@link #snapshotAndReset()},
- * {@link #reset()} and the read accessors) are serialized among themselves by a lock and never
- * hold up a writer.
+ * <h2>Intervals</h2>
+ * Recording and reading are separate roles, as in HdrHistogram's {@code Recorder}. By default any
+ * number of threads may record at once: a record is a few atomic operations on preallocated
+ * arrays, <b>never waits</b> (not even for a reader) and <b>allocates nothing</b>. Readers
+ * ({@link #snapshot()}, {@link #snapshotAndReset()}, {@link #reset()} and the read accessors) are
+ * serialized among themselves by a lock and never hold up a writer.
  *
  * <p>The histogram holds the current <em>interval</em>: the samples recorded since it was built
  * or last reset. {@link #snapshotAndReset()} ends the interval and starts the next in one step,
@@ -134,6 +138,11 @@ public final class PowerHistogram {
     /*
      * Implementation notes.
      *
+     * Length. This file is about 1,000 lines because the public nested types that must stay
+     * nested (Builder and Snapshot) take about 370 of them. The two recording modes' state
+     * lives in its own files: HistogramInterval (one interval, many writers) and
+     * SingleWriterCounters (single-writer mode).
+     *
      * Interval swaps use a writer/reader phaser in the manner of HdrHistogram's
      * WriterReaderPhaser: a writer marks its entry and exit with one atomic increment each; the
      * reader swaps the active and inactive state, then waits until every writer that entered
@@ -158,27 +167,27 @@ public final class PowerHistogram {
      * quiescent. snapshot: the same, then add the old interval back into the active one as a
      * single write, so the current interval loses nothing.
      *
-     * Single-writer mode (Cumulative). No phaser, no intervals: one array of cumulative bucket
-     * counts, the cumulative sum (in a few stripes, by bucket, so that consecutive records do
-     * not wait on each other's floating-point addition), min and max, written by the one
-     * writer in this order: min/max (plain, and only on a new extreme), the bucket (release
-     * store), the sum stripe (release store). A reader reads in the opposite order with
-     * acquire loads: the sum stripes, then the buckets, then min/max. So a sum the reader sees
-     * includes only samples whose bucket increments it sees, and a bucket increment it sees
-     * comes with the min/max update of that sample (release/acquire), so the lifetime extremes
-     * read last bound every sample the read counts. On x86 a release store is a plain store
-     * (the ordering is the compiler's): measured on a quiet machine, the replica with release
-     * stores costs the same as with plain ones (HistogramCostFloorBenchmark sw5 against sw7).
-     * The sum stripes keep consecutive records from waiting on each other's floating-point
-     * addition (a load-add-store chain through memory); on the quiet reference machine that
-     * was within noise (sw3 against sw4), on a loaded one it looked like 1-2 ns.
+     * Single-writer mode (SingleWriterCounters). No phaser, no intervals: one array of cumulative
+     * bucket counts, the cumulative sum (in a few stripes, by bucket, so that consecutive records
+     * do not wait on each other's floating-point addition), min and max, written by the one writer
+     * in this order: min/max (plain, and only on a new extreme), the bucket (release store), the
+     * sum stripe (release store). A reader reads in the opposite order with acquire loads: the sum
+     * stripes, then the buckets, then min/max. So a sum the reader sees includes only samples
+     * whose bucket increments it sees, and a bucket increment it sees comes with the min/max
+     * update of that sample (release/acquire), so the lifetime extremes read last bound every
+     * sample the read counts. On x86 a release store is a plain store (the ordering is the
+     * compiler's), so the release stores cost no more than plain ones. The sum stripes keep
+     * consecutive records from waiting on each other's floating-point addition (a load-add-store
+     * chain through memory). Both choices are measured in benchmarks/histogram.md, section "Fast
+     * bucket index and single-writer mode (2026-11-30 14:15, load average 1.4)".
      *
      * The reader keeps the baseline (the cumulative counts and
      * sum at the last reset) and reports differences. Monotonic counters make that exact: each
      * increment of a bucket is counted in the one interval whose read first saw it.
      *
      * The bucket index is CubicLogMapping's (exponent bits + cubic in the mantissa), not
-     * Math.log: about 2 ns instead of 5-11 ns on the reference machine.
+     * Math.log, which costs several times as much (see benchmarks/histogram.md, section
+     * "Fast bucket index and single-writer mode (2026-11-30 14:15, load average 1.4)").
      */
 
     /** Default lowest trackable value: 1 ns, in milliseconds. */
@@ -201,15 +210,18 @@ public final class PowerHistogram {
     private final double slotOffset;
 
     /** The single-writer state, or null in the default (multi-writer) mode. */
-    private final Cumulative cumulative;
+    private final SingleWriterCounters cumulative;
     /** Multi-writer mode only (unused in single-writer mode). */
     private final WriterReaderPhaser phaser;
     /** Serializes readers. Writers never take it. */
     private final ReentrantLock readerLock = new ReentrantLock();
-    /** The interval writers record into (multi-writer mode). Written only under readerLock. */
-    private volatile Interval active;
-    /** The interval swapped out last; quiescent. Accessed only under readerLock. */
-    private Interval inactive;
+    /**
+     * The interval writers record into (multi-writer mode). Guarded by {@code readerLock} for
+     * writes; writers read it without the lock.
+     */
+    private volatile HistogramInterval active;
+    /** The interval swapped out last; quiescent. Guarded by {@code readerLock}. */
+    private HistogramInterval inactive;
 
     private PowerHistogram(Builder builder, CubicLogMapping mapping, int minIndex, int maxIndex) {
         this.relativeAccuracy = builder.relativeAccuracy;
@@ -219,13 +231,13 @@ public final class PowerHistogram {
         this.slotCount = 1 + (maxIndex - minIndex + 1);
         this.slotOffset = 2.0 - minIndex;
         if (builder.singleWriter) {
-            this.cumulative = new Cumulative(slotCount);
+            this.cumulative = new SingleWriterCounters(slotCount);
             this.phaser = null;
         } else {
             this.cumulative = null;
             this.phaser = new WriterReaderPhaser();
-            this.active = new Interval(slotCount);
-            this.inactive = new Interval(slotCount);
+            this.active = new HistogramInterval(slotCount);
+            this.inactive = new HistogramInterval(slotCount);
         }
     }
 
@@ -239,7 +251,10 @@ public final class PowerHistogram {
     }
 
     /**
-     * Builds a {@link PowerHistogram}. Not thread-safe; the histogram it builds is.
+     * Builds a {@link PowerHistogram}.
+     *
+     * <p><b>Thread safety.</b> Not safe for concurrent use: confine a builder to one thread at a
+     * time. The histogram it builds is safe for concurrent use.
      */
     public static final class Builder {
 
@@ -392,7 +407,7 @@ public final class PowerHistogram {
      * minimum is then estimated as {@code +0.0}); the shared mode's exact minimum normalizes it.
      */
     private void recordValid(double millis) {
-        Cumulative c = cumulative;
+        SingleWriterCounters c = cumulative;
         if (c != null) {
             c.record(slotOf(millis), millis);
         } else {
@@ -406,7 +421,7 @@ public final class PowerHistogram {
         int slot = slotOf(millis);
         long epoch = phaser.writerEnter();
         try {
-            Interval interval = active;
+            HistogramInterval interval = active;
             SLOTS.getAndAdd(interval.slots, slot, 1L);
             interval.addSum(millis);
             interval.updateMin(millis);
@@ -432,7 +447,7 @@ public final class PowerHistogram {
     }
 
     /** The slot of bucket {@code index}, clamped to this histogram's range. */
-    private int slotOfIndex(int index) {
+    int slotOfIndex(int index) {
         return 1 + Math.min(Math.max(index, minIndex), maxIndex) - minIndex;
     }
 
@@ -454,7 +469,7 @@ public final class PowerHistogram {
         if (other.count == 0) {
             return;
         }
-        Cumulative c = cumulative;
+        SingleWriterCounters c = cumulative;
         if (c != null) {
             c.add(this, other);
             return;
@@ -468,7 +483,7 @@ public final class PowerHistogram {
     }
 
     /** Adds a non-empty snapshot to an interval with atomic operations. */
-    private void addInto(Interval interval, Snapshot s) {
+    private void addInto(HistogramInterval interval, Snapshot s) {
         if (s.zeroCount != 0) {
             SLOTS.getAndAdd(interval.slots, 0, s.zeroCount);
         }
@@ -573,11 +588,11 @@ public final class PowerHistogram {
     public Snapshot snapshot() {
         readerLock.lock();
         try {
-            Cumulative c = cumulative;
+            SingleWriterCounters c = cumulative;
             if (c != null) {
                 return c.read(this, false);
             }
-            Interval ended = swap();
+            HistogramInterval ended = swap();
             Snapshot s = Snapshot.ofInterval(this, ended);
             if (s.count != 0) {
                 // Put the samples back, as one write, so the current interval loses nothing.
@@ -606,7 +621,7 @@ public final class PowerHistogram {
     public Snapshot snapshotAndReset() {
         readerLock.lock();
         try {
-            Cumulative c = cumulative;
+            SingleWriterCounters c = cumulative;
             if (c != null) {
                 return c.read(this, true);
             }
@@ -623,7 +638,7 @@ public final class PowerHistogram {
     public void reset() {
         readerLock.lock();
         try {
-            Cumulative c = cumulative;
+            SingleWriterCounters c = cumulative;
             if (c != null) {
                 c.rebase();
                 return;
@@ -659,10 +674,10 @@ public final class PowerHistogram {
      *
      * @return the interval that was active, now quiescent and inactive
      */
-    private Interval swap() {
-        Interval next = inactive;
+    private HistogramInterval swap() {
+        HistogramInterval next = inactive;
         next.clear(); // quiescent since the previous flip; plain writes, published by `active`
-        Interval ended = active;
+        HistogramInterval ended = active;
         active = next;
         phaser.flipPhase();
         inactive = ended;
@@ -678,9 +693,9 @@ public final class PowerHistogram {
         long array = 16L + 8L * slotCount;
         long fixed = 96 /* this */ + 32 /* mapping */ + 16 + 48 /* ReentrantLock + its Sync */;
         if (cumulative != null) {
-            return 2 * array + Cumulative.OBJECT_BYTES + fixed;
+            return 2 * array + SingleWriterCounters.OBJECT_BYTES + fixed;
         }
-        return 2 * (Interval.OBJECT_BYTES + array) + 48 /* phaser */ + fixed;
+        return 2 * (HistogramInterval.OBJECT_BYTES + array) + 48 /* phaser */ + fixed;
     }
 
     /** Number of buckets of one interval, the zero bucket included. */
@@ -703,229 +718,16 @@ public final class PowerHistogram {
         return Double.isNaN(v) ? "null" : Double.toString(v);
     }
 
-    /** One interval's state. Writers update it with atomic operations only. */
-    private static final class Interval {
-
-        /** Object header, the array reference and three longs, rounded up to 8. */
-        static final long OBJECT_BYTES = 48;
-
-        private static final VarHandle SUM;
-        private static final VarHandle MIN;
-        private static final VarHandle MAX;
-
-        static {
-            try {
-                MethodHandles.Lookup l = MethodHandles.lookup();
-                SUM = l.findVarHandle(Interval.class, "sumBits", long.class);
-                MIN = l.findVarHandle(Interval.class, "minBits", long.class);
-                MAX = l.findVarHandle(Interval.class, "maxBits", long.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        private static final long ZERO_BITS = Double.doubleToRawLongBits(0.0);
-        private static final long PLUS_INF_BITS = Double.doubleToRawLongBits(Double.POSITIVE_INFINITY);
-        private static final long MINUS_INF_BITS = Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY);
-
-        /** Slot 0: zeros; slot 1 + (i - minIndex): bucket i. Updated with SLOTS.getAndAdd. */
-        final long[] slots;
-        /** Raw bits of the sum; updated by CAS. */
-        volatile long sumBits = ZERO_BITS;
-        /** Raw bits of the minimum, +infinity when empty; lowered by CAS. */
-        volatile long minBits = PLUS_INF_BITS;
-        /** Raw bits of the maximum, -infinity when empty; raised by CAS. */
-        volatile long maxBits = MINUS_INF_BITS;
-
-        Interval(int slots) {
-            this.slots = new long[slots];
-        }
-
-        void addSum(double x) {
-            long current = sumBits;
-            for (;;) {
-                long next = Double.doubleToRawLongBits(Double.longBitsToDouble(current) + x);
-                long witness = (long) SUM.compareAndExchange(this, current, next);
-                if (witness == current) {
-                    return;
-                }
-                current = witness;
-            }
-        }
-
-        void updateMin(double x) {
-            long current = minBits;
-            while (x < Double.longBitsToDouble(current)) {
-                long witness = (long) MIN.compareAndExchange(this, current, Double.doubleToRawLongBits(x));
-                if (witness == current) {
-                    return;
-                }
-                current = witness;
-            }
-        }
-
-        void updateMax(double x) {
-            long current = maxBits;
-            while (x > Double.longBitsToDouble(current)) {
-                long witness = (long) MAX.compareAndExchange(this, current, Double.doubleToRawLongBits(x));
-                if (witness == current) {
-                    return;
-                }
-                current = witness;
-            }
-        }
-
-        /** Empties a quiescent interval. */
-        void clear() {
-            Arrays.fill(slots, 0L);
-            sumBits = ZERO_BITS;
-            minBits = PLUS_INF_BITS;
-            maxBits = MINUS_INF_BITS;
-        }
-    }
-
-    /**
-     * Single-writer mode's state: cumulative counters that only the writer changes, and only
-     * ever increases, plus the reader's baseline. See the implementation notes at the top.
-     */
-    private static final class Cumulative {
-
-        /**
-         * Stripes of the cumulative sum, chosen by bucket: a single running sum makes every
-         * record wait for the previous one's addition (load, add, store through memory); with
-         * stripes, consecutive records in different buckets add into different stripes.
-         */
-        static final int SUM_STRIPES = 8;
-
-        /** Object header, three array references and three doubles, plus the stripes array. */
-        static final long OBJECT_BYTES = 48 + 16 + 8 * SUM_STRIPES;
-
-        private static final VarHandle SUMS = MethodHandles.arrayElementVarHandle(double[].class);
-        private static final VarHandle MIN;
-        private static final VarHandle MAX;
-
-        static {
-            try {
-                MethodHandles.Lookup l = MethodHandles.lookup();
-                MIN = l.findVarHandle(Cumulative.class, "min", double.class);
-                MAX = l.findVarHandle(Cumulative.class, "max", double.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
-
-        /** Cumulative count per slot. Writer: plain read, setRelease. Readers: getAcquire. */
-        final long[] slots;
-        /**
-         * Cumulative sum, striped by {@code slot % SUM_STRIPES}. Writer: plain read, setRelease
-         * (after the slot). Readers: getAcquire, and add the stripes up.
-         */
-        private final double[] sums = new double[SUM_STRIPES];
-        /** Lowest value ever recorded. Writer: plain (before the slot). Readers: getAcquire. */
-        private double min = Double.POSITIVE_INFINITY;
-        /** Highest value ever recorded. Writer: plain (before the slot). Readers: getAcquire. */
-        private double max = Double.NEGATIVE_INFINITY;
-
-        /** The cumulative counts at the last reset. Reader state, guarded by readerLock. */
-        private final long[] baseline;
-        /** The cumulative sum at the last reset. Reader state, guarded by readerLock. */
-        private double baselineSum;
-
-        Cumulative(int slots) {
-            this.slots = new long[slots];
-            this.baseline = new long[slots];
-        }
-
-        /**
-         * The writer's record: no atomic read-modify-write, no StoreLoad fence, no allocation.
-         * Plain stores for the extremes (on a new extreme only), then release stores of the
-         * bucket and of the sum stripe (plain stores on x86 and a compiler ordering).
-         */
-        void record(int slot, double x) {
-            if (x < min) {
-                min = x;
-            }
-            if (x > max) {
-                max = x;
-            }
-            long[] s = slots;
-            SLOTS.setRelease(s, slot, s[slot] + 1L);
-            double[] stripes = sums;
-            int k = slot & (SUM_STRIPES - 1);
-            SUMS.setRelease(stripes, k, stripes[k] + x);
-        }
-
-        /** The cumulative sum: the stripes, each read with getAcquire, added up. */
-        double sum() {
-            double total = 0.0;
-            for (int k = 0; k < SUM_STRIPES; k++) {
-                total += (double) SUMS.getAcquire(sums, k);
-            }
-            return total;
-        }
-
-        /** The writer's merge: extremes, then the buckets, then the sum, as a record. */
-        void add(PowerHistogram h, Snapshot other) {
-            if (other.min < min) {
-                min = other.min;
-            }
-            if (other.max > max) {
-                max = other.max;
-            }
-            long[] s = slots;
-            SLOTS.setRelease(s, 0, s[0] + other.zeroCount);
-            long[] counts = other.counts;
-            for (int j = 0; j < counts.length; j++) {
-                if (counts[j] != 0) {
-                    int slot = h.slotOfIndex(other.offset + j);
-                    SLOTS.setRelease(s, slot, s[slot] + counts[j]);
-                }
-            }
-            SUMS.setRelease(sums, 0, sums[0] + other.sum);
-        }
-
-        /**
-         * A reader's image of the interval since the baseline: sum first, then the slots, then
-         * the extremes, all with acquire loads. Caller holds readerLock.
-         */
-        Snapshot read(PowerHistogram h, boolean resetBaseline) {
-            double sumNow = sum();
-            long[] b = baseline;
-            long[] delta = new long[b.length];
-            for (int i = 0; i < delta.length; i++) {
-                long now = (long) SLOTS.getAcquire(slots, i);
-                delta[i] = now - b[i];
-                if (resetBaseline) {
-                    b[i] = now;
-                }
-            }
-            double lowest = (double) MIN.getAcquire(this);
-            double highest = (double) MAX.getAcquire(this);
-            double intervalSum = sumNow - baselineSum;
-            if (resetBaseline) {
-                baselineSum = sumNow;
-            }
-            return Snapshot.ofSlots(h, delta, intervalSum, lowest, highest, true);
-        }
-
-        /** Moves the baseline to the current cumulative state. Caller holds readerLock. */
-        void rebase() {
-            double sumNow = sum();
-            long[] b = baseline;
-            for (int i = 0; i < b.length; i++) {
-                b[i] = (long) SLOTS.getAcquire(slots, i);
-            }
-            baselineSum = sumNow;
-        }
-    }
-
     /**
      * An immutable image of one interval of a {@link PowerHistogram}: its bucket counts, exact
      * count, sum, and min and max (exact, except for a histogram in single-writer mode, where
      * they are estimates within the relative accuracy). Snapshots of the same relative accuracy
      * merge into a new snapshot whose quantiles are those of the union of the samples, within
-     * the same relative accuracy. Thread-safe (immutable). Empty-value conventions and the
-     * quantile rank are those of {@link PowerHistogram}.
+     * the same relative accuracy. Empty-value conventions and the quantile rank are those of
+     * {@link PowerHistogram}.
+     *
+     * <p><b>Thread safety.</b> Instances are immutable and safe for concurrent use by any number
+     * of threads.
      */
     public static final class Snapshot {
 
@@ -933,20 +735,20 @@ public final class PowerHistogram {
 
         private final double relativeAccuracy;
         private final CubicLogMapping mapping;
-        private final long zeroCount;
+        final long zeroCount;
         /** Bucket index of {@code counts[0]}. */
-        private final int offset;
+        final int offset;
         /** Counts of buckets {@code offset ..}, trimmed to the first and last non-empty one. */
-        private final long[] counts;
+        final long[] counts;
         private final long count;
-        private final double sum;
+        final double sum;
         /** Minimum; +infinity when empty. */
-        private final double min;
+        final double min;
         /** Maximum; -infinity when empty. */
-        private final double max;
+        final double max;
 
         /** Copies a quiescent interval. */
-        private static Snapshot ofInterval(PowerHistogram h, Interval interval) {
+        private static Snapshot ofInterval(PowerHistogram h, HistogramInterval interval) {
             return ofSlots(h, interval.slots, Double.longBitsToDouble(interval.sumBits),
                     Double.longBitsToDouble(interval.minBits),
                     Double.longBitsToDouble(interval.maxBits), false);
@@ -962,7 +764,7 @@ public final class PowerHistogram {
          * @param estimateExtremes  whether to estimate min and max from the lowest and highest
          *                          non-empty bucket (clamped into {@code [min, max]})
          */
-        private static Snapshot ofSlots(PowerHistogram h, long[] slots, double sum, double min,
+        static Snapshot ofSlots(PowerHistogram h, long[] slots, double sum, double min,
                 double max, boolean estimateExtremes) {
             int first = 1;
             while (first < slots.length && slots[first] == 0) {

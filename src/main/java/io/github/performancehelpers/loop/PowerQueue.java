@@ -18,13 +18,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * with {@link #take()} or {@link #poll(long, TimeUnit)}, which block without pinning a virtual
  * thread's carrier and respond to interruption.
  *
- * <p>Thread-safety: every method may be called by any number of threads at once. No element is
- * lost or delivered twice, and elements offered by one thread are delivered in the order that
- * thread offered them. {@code offer}, {@code poll}, {@code peek} and {@code size} are
- * linearizable (checked with Lincheck). {@code offer} and {@code poll} are lock-free except for a
- * brief spin while another thread finishes writing or taking the slot in question; a consumer
- * parks only in {@code take} and the timed {@code poll}, and a producer touches a lock only when a
- * consumer is parked.
+ * <p><b>Thread safety.</b> Instances are safe for concurrent use by any number of threads: every
+ * method may be called by any number of threads at once. No element is lost or delivered twice,
+ * and elements offered by one thread are delivered in the order that thread offered them.
+ * {@code offer}, {@code poll}, {@code peek} and {@code size} are linearizable (checked with
+ * Lincheck). {@code offer} and {@code poll} are lock-free except for a brief spin while another
+ * thread finishes writing or taking the slot in question; a consumer parks only in {@code take}
+ * and the timed {@code poll}, and a producer touches a lock only when a consumer is parked.
  *
  * <p><b>Note:</b> this is not a {@link java.util.Queue}: it has no iterator, and
  * {@link #remove(Object)} is meant for cancellation, not as a fast path (see there).
@@ -54,12 +54,13 @@ public final class PowerQueue<E> {
      * instructions) and the caller spins until it finishes (as JCTools' MpmcArrayQueue.poll does).
      *
      * Blocking consumers. take() and poll(timeout) loop on awaitNotEmpty, the one wait: it
-     * increments `waiters` (volatile, written only under `lock`), then peeks, then awaits notEmpty; a producer reads `waiters` after its CAS on
-     * tail and signals only if it is non-zero. Both sides write a volatile and then read the
-     * other's volatile, so either the producer sees the waiter or the waiter's poll sees the
-     * producer's position; and because the waiter holds `lock` from the increment until await()
-     * releases it, the producer's signal (taken under `lock`) cannot fall between them. So offer
-     * touches the lock only when a consumer is actually parked.
+     * increments `waiters` (volatile, guarded by lock for writes), then peeks, then awaits
+     * notEmpty; a producer reads `waiters` after its CAS on tail and signals only if it is
+     * non-zero. Both sides write a volatile and then read the other's volatile, so either the
+     * producer sees the waiter or the waiter's poll sees the producer's position; and because the
+     * waiter holds `lock` from the increment until await() releases it, the producer's signal
+     * (taken under `lock`) cannot fall between them. So offer touches the lock only when a
+     * consumer is actually parked.
      *
      * remove(o) replaces the element in its slot with the REMOVED tombstone by CAS; consumers take
      * elements with getAndSet, so exactly one of the remover and the consumer wins an element.
@@ -108,7 +109,10 @@ public final class PowerQueue<E> {
     /** Guards waiting; taken by a producer only when {@link #waiters} is non-zero. */
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
-    /** Consumers inside take()/poll(timeout). Written only under {@link #lock}. */
+    /**
+     * Consumers inside take()/poll(timeout). Guarded by {@code lock} for writes; producers read it
+     * without the lock (see the implementation notes).
+     */
     private volatile int waiters;
     @SuppressWarnings("unused") // accessed through DROPPED
     private volatile long dropped;

@@ -27,7 +27,7 @@ import io.github.performancehelpers.internal.Preconditions;
  * is added to it only afterwards. The integral's contribution is therefore always one step
  * behind, and the first step after construction or {@link #reset()} can only produce
  * {@code kp * error} (plus a zero derivative). This is deliberate and is what the flow
- * controller's tuning was measured with: with {@code kp 0.05, ki 0.001, dt 1000, min 5,
+ * controller's tuning assumes: with {@code kp 0.05, ki 0.001, dt 1000, min 5,
  * max 210}, a constant 1 ms measurement against a 30 ms setpoint climbs
  * {@code 5.0, 30.4, 59.5, 88.5, 117.5, 146.4, 175.4, 204.4, 210.0} — the first step is
  * {@code 0.05 * 29 = 1.45}, which the clamp lifts to the floor.
@@ -58,9 +58,9 @@ import io.github.performancehelpers.internal.Preconditions;
  * without anti-windup: its first step is clamped at {@code min} with a positive error, which
  * drives the output up, away from {@code min}, so it is integrated.
  *
- * <p><b>SINGLE-THREADED.</b> A servo is not thread-safe: one caller at a time steps it and reads
- * it, or the caller provides the synchronisation (the flow controller serialises its calls). The
- * configuration accessors are immutable and may be read from any thread.
+ * <p><b>Thread safety.</b> Not safe for concurrent use: one caller at a time steps and reads a
+ * servo, or the caller provides the synchronisation (the flow controller serialises its calls).
+ * The configuration accessors read final fields and may be called from any thread.
  *
  * @since 0.1.0
  */
@@ -116,7 +116,10 @@ public final class PowerServo {
     /**
      * Builds a {@link PowerServo}. Each setter validates its value eagerly; {@link #build()}
      * checks {@code min < max}. A builder may be reused; each {@code build()} makes an
-     * independent servo. Not thread-safe.
+     * independent servo.
+     *
+     * <p><b>Thread safety.</b> Not safe for concurrent use: confine a builder to one thread at a
+     * time.
      */
     public static final class Builder {
         private double kp = 0.05;
@@ -280,7 +283,12 @@ public final class PowerServo {
 
     /**
      * Takes one sample and returns the new output. See the class documentation for the control
-     * law, the one-step integral lag and the anti-windup rule.
+     * law and the anti-windup rule.
+     *
+     * <p>The output uses the integral as it stood before this step, and this step's error is
+     * added to it only afterwards: the integral term lags one step, so the first step after
+     * construction or {@link #reset()} yields {@code kp * error} alone (plus a zero derivative).
+     * The lag is deliberate; the flow controller's tuning assumes it.
      *
      * @param measurement the process variable, finite
      * @param dt          the time since the previous sample, finite and {@code > 0}, in the time

@@ -19,6 +19,9 @@ import java.lang.invoke.VarHandle;
  * (non-negative: even, negative: odd, starting from {@code 0} and {@link Long#MIN_VALUE}). Each
  * phase has its own exit counter starting at the same origin; a phase is drained when its exit
  * counter equals the entry count captured at the flip.
+ *
+ * <p><b>Thread safety.</b> Any number of writers may enter and exit at once; only one reader at a
+ * time may call {@link #flipPhase()}, which the caller ensures with its own lock.
  */
 final class WriterReaderPhaser {
 

@@ -6,7 +6,8 @@ package io.github.performancehelpers.metrics;
  * each MXBean interface extends it, and JMX introspection includes the inherited getters as
  * attributes of that MXBean.
  *
- * <p><b>Thread-safety:</b> every getter is thread-safe and non-blocking.
+ * <p><b>Thread safety.</b> Every getter is safe to call from any number of threads at once and
+ * never blocks.
  *
  * @since 0.1.0
  */

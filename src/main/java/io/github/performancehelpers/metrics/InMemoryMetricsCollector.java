@@ -18,8 +18,9 @@ import java.util.function.Supplier;
  * refused with {@link IllegalStateException} (never a silent overwrite); the key is free again
  * once the first registration is closed.
  *
- * <p><b>Thread-safety:</b> thread-safe; registering, closing and reading never block one another
- * beyond a {@link ConcurrentHashMap} operation.
+ * <p><b>Thread safety.</b> Instances are safe for concurrent use by any number of threads;
+ * registering, closing and reading never block one another beyond a {@link ConcurrentHashMap}
+ * operation.
  *
  * @since 0.1.0
  */

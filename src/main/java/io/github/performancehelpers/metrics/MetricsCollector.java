@@ -39,9 +39,10 @@ import io.github.performancehelpers.loop.PowerFlowController;
  * {@code controller}). Gauges are instantaneous values; counters are monotonic totals since
  * construction.
  *
- * <p><b>Thread-safety:</b> implementations must be thread-safe, and a supplier may be called from
- * any thread at any time until its registration is closed (and, racing with the close, once
- * after). The suppliers this library registers are thread-safe, never block, and never throw.
+ * <p><b>Thread safety.</b> Implementations must be safe for concurrent use by any number of
+ * threads, and a supplier may be called from any thread at any time until its registration is
+ * closed (and, racing with the close, once after). The suppliers this library registers are safe
+ * for concurrent use, never block, and never throw.
  *
  * @since 0.1.0
  */
@@ -93,6 +94,9 @@ public interface MetricsCollector {
 
     /**
      * Removes one registered metric. Closing is idempotent and never throws a checked exception.
+     *
+     * <p><b>Thread safety.</b> Implementations must be safe for concurrent use by any number of
+     * threads: {@code close()} may be called more than once, from any thread.
      */
     @FunctionalInterface
     interface Registration extends AutoCloseable {

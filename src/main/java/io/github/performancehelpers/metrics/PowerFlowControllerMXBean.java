@@ -9,7 +9,8 @@ import io.github.performancehelpers.loop.PowerFlowController;
  * {@link PowerFlowController#close()}. Every attribute is an open type, so {@code jconsole} and any
  * JMX client show it without the library on their class path. Attributes are read live.
  *
- * <p><b>Thread-safety:</b> every getter is thread-safe and non-blocking.
+ * <p><b>Thread safety.</b> Every getter is safe to call from any number of threads at once and
+ * never blocks.
  *
  * @since 0.1.0
  */

@@ -10,7 +10,8 @@ import io.github.performancehelpers.PowerFlowExecutor;
  * without the library on their class path. Attributes are read live; reading them also runs the
  * staleness check ({@link #isStale()}).
  *
- * <p><b>Thread-safety:</b> every getter is thread-safe and non-blocking.
+ * <p><b>Thread safety.</b> Every getter is safe to call from any number of threads at once and
+ * never blocks.
  *
  * @since 0.1.0
  */
