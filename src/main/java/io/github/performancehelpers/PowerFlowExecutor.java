@@ -253,6 +253,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     final PowerHistogram queueWait;
     private final RejectionPolicy rejectionPolicy;
     private final PoolSizer poolSizer;
+    private final RateChangeListener onRateChange;
     private final boolean fixedRate;
 
     /** Where admitted tasks run; see Delegate. */
@@ -301,7 +302,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     final LongAdder completed = new LongAdder();
     final LongAdder failed = new LongAdder();
     final LongAdder cancelled = new LongAdder();
-    /** Internal failures reported and survived (the controller counts its listener's). */
+    /** Internal failures reported and survived, including the user's onRateChange throwing. */
     final AtomicLong internalFailures = new AtomicLong();
     /** Metrics, MXBean and the staleness check; see ExecutorObservability. */
     private final ExecutorObservability observability;
@@ -323,13 +324,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 b.relativeAccuracy);
         this.recorders = delegate.recorders();
 
-        RateChangeListener user = b.onRateChange;
-        flow.onRateChange((rate, previous) -> {
-            onRateChange(rate);
-            if (user != null) {
-                user.onRateChange(rate, previous); // the controller reports and counts a throw
-            }
-        });
+        // The tick applies the rate observe() returns (see applyRate): no listener on the
+        // controller, whose builder's was cleared by build().
+        this.onRateChange = b.onRateChange;
         this.controller = flow.name(name).build();
 
         this.dispatcher = new Dispatcher(this, controller, delegate, ticker, hasGlobalLimiter);
@@ -533,8 +530,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /**
      * One observation, every observe interval, on the scheduler's thread: moves the recorders'
-     * samples into the window and feeds the window to the control law; in fixed-rate mode it only
-     * rolls the windows over. A failure
+     * samples into the window, feeds the window to the control law, and applies the rate it
+     * returns ({@link #applyRate}); in fixed-rate mode it only rolls the windows over. A failure
      * is counted and logged, and the next tick runs.
      */
     private void tick() {
@@ -562,7 +559,13 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 // (the dispatcher, woken by the same pause, may note it only in the next window).
                 LOOP.noteStall(controller, late);
             }
-            controller.observe(elapsed / 1e6);
+            // Only the tick moves the controller's rate (its mutators are not for callers while
+            // the executor runs), so the rate read here is the one observe() starts from.
+            double previous = controller.rate();
+            double rate = controller.observe(elapsed / 1e6); // in the rate limiter on return
+            if (rate != previous) {
+                applyRate(rate, previous);
+            }
             queueWait.snapshotAndReset();
         } catch (Throwable t) {
             internalFailures.incrementAndGet();
@@ -572,15 +575,33 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
     }
 
-    /** Runs inside the controller's observe(), under its loop lock. */
-    private void onRateChange(double rate) {
+    /**
+     * Applies a rate the law moved to (already in the rate limiter): resizes the delegate, wakes
+     * the dispatcher so that a waiting one re-reads the limiter at once, then calls the user's
+     * {@code onRateChange(rate, previous)}. A sizer or delegate that throws, or a listener, is
+     * counted and logged and stops nothing. Runs on the tick, under {@link #tickLock}.
+     */
+    private void applyRate(double rate, double previous) {
         try {
             delegate.resize(sizeFor(rate));
         } catch (RuntimeException e) {
             internalFailures.incrementAndGet();
             LOG.log(Level.WARNING, name + ": resizing the delegate for rate " + rate + " failed", e);
         }
-        LockSupport.unpark(dispatcher.thread); // a waiting dispatcher re-reads the limiter at once
+        LockSupport.unpark(dispatcher.thread);
+        if (onRateChange == null) {
+            return;
+        }
+        try {
+            onRateChange.onRateChange(rate, previous);
+        } catch (RuntimeException | Error e) {
+            if (e instanceof VirtualMachineError vme) {
+                throw vme;
+            }
+            internalFailures.incrementAndGet();
+            LOG.log(Level.WARNING, name + ": onRateChange(" + rate + ", " + previous
+                    + ") threw; the rate stays changed", e);
+        }
     }
 
     private int sizeFor(double rate) {
@@ -836,8 +857,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * through {@link #stats()}, or expect the samples of running chains to arrive at the next
      * tick. Do not call its mutators
      * ({@code submit}, {@code admit}, {@code observe}, {@code reset}, {@code clear},
-     * {@code close}) while the executor is in use: they bypass the executor's accounting, and a
-     * task removed through them is neither run nor returned by {@link #shutdownNow()}.
+     * {@code close}) while the executor is in use: they bypass the executor's accounting, a
+     * task removed through them is neither run nor returned by {@link #shutdownNow()}, and a rate
+     * they move does not resize the delegate (the tick resizes it from the rate it observes).
      *
      * @return the controller
      */
@@ -867,8 +889,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /**
      * Returns how many internal failures were reported and survived: observations, pool sizing
-     * and dispatcher steps that threw, delegates that refused an admitted task, plus the
-     * controller's {@code onRateChange} listener failures.
+     * and dispatcher steps that threw, delegates that refused an admitted task, and
+     * {@code onRateChange} listeners that threw.
      *
      * @return the count since construction
      */
