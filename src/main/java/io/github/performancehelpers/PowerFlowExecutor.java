@@ -803,10 +803,23 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     public Stats stats() {
         drainRecorders();
         PowerFlowController.Stats c = controller.stats();
-        return new Stats(c.rate(), c.minRate(), c.maxRate(), c.targetP99(), c.quantile(), c.depth(),
-                c.queueCapacity(), c.submitted() - retracted.sum(), c.admitted(), c.recorded(), c.dropped(), c.observations(),
-                c.p99(), c.saturated(), rejected.sum(), runningNow(), completed.sum(), failed.sum(),
-                cancelled.sum(), poolSize(), queueWait.quantile(0.99), controller.lastObservedP99(), c.pausesExcused());
+        // Read in the order of the former positional constructor's arguments.
+        long submitted = c.submitted() - retracted.sum();
+        long rejectedNow = rejected.sum();
+        int runningNow = runningNow();
+        long completedNow = completed.sum();
+        long failedNow = failed.sum();
+        long cancelledNow = cancelled.sum();
+        int poolSize = poolSize();
+        double queueWaitP99 = queueWait.quantile(0.99);
+        double lastObservedP99 = controller.lastObservedP99();
+        return new Stats(
+                new Stats.Loop(c.rate(), c.minRate(), c.maxRate(), c.targetP99(), c.quantile(), c.observations(),
+                        c.p99(), lastObservedP99, c.saturated(), c.pausesExcused()),
+                new Stats.Queue(c.depth(), c.queueCapacity(), c.dropped(), queueWaitP99),
+                new Stats.Tasks(submitted, c.admitted(), c.recorded(), rejectedNow, runningNow, completedNow,
+                        failedNow, cancelledNow),
+                poolSize);
     }
 
     /** The running-tasks gauge; never negative, even while a task's +1 and -1 sit in different cells. */
@@ -923,49 +936,285 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     // ---------------------------------------------------------------- stats
 
     /**
-     * A snapshot of a {@link PowerFlowExecutor}: the flow controller's figures (as in
-     * {@link PowerFlowController.Stats}) plus the executor's task accounting.
+     * A snapshot of a {@link PowerFlowExecutor}, in three parts: the loop's figures
+     * ({@link Loop}, as in {@link PowerFlowController.Stats}), the queue's ({@link Queue}) and the
+     * task accounting ({@link Tasks}), plus the delegate's size. Every figure also has an accessor
+     * here that reads it from its part.
      *
-     * @param rate            the rate in force, operations (task starts) per second
-     * @param minRate         the floor of the adaptive rate, per second
-     * @param maxRate         the ceiling of the adaptive rate, per second
-     * @param targetP99       the latency setpoint, milliseconds
-     * @param quantile        the quantile of the window that drives the loop
-     * @param depth           tasks waiting in the queue
-     * @param queueCapacity   the bound on the queue
-     * @param submitted       tasks accepted: queued, or handed off at once by the fast path
-     * @param admitted        tasks admitted by the rate limiter
-     * @param recorded        run times recorded (one per task that ran)
-     * @param dropped         offers the queue refused because it was full
-     * @param observations    observations that stepped the control law
-     * @param p99             the driving quantile of the run times in the current, partial window,
-     *                        milliseconds; {@link Double#NaN} when the window is empty
-     * @param saturated       whether the loop's output is pinned at {@code minRate} or
-     *                        {@code maxRate} (under the PI law, the servo's clamp on its last step)
-     * @param rejected        tasks refused at {@code execute}/{@code submit}: queue full (whatever
-     *                        the {@link RejectionPolicy} did with them) or shut down
-     * @param running         tasks running on the delegate now (a pool thread between two tasks
-     *                        of a chain counts as running one)
-     * @param completed       tasks that ran and returned normally
-     * @param failed          tasks that ran and threw (for {@code submit}, whose {@code Future}
-     *                        failed)
-     * @param cancelled       tasks whose {@code Future} was cancelled before or while they ran
-     * @param poolSize        the delegate's size in force ({@link PowerFlowExecutor#poolSize()}),
-     *                        or -1
-     * @param queueWaitP99    the p99 of the time tasks waited before they started (queue, rate
-     *                        limiter, slot) in the current window, milliseconds; {@code NaN} when
-     *                        empty
-     * @param lastObservedP99 the quantile the last observation fed the control law (the last completed
-     *                        window), milliseconds; {@code NaN} before the first
-     * @param pausesExcused   pauses of the process (a dispatcher wake-up or a tick late by at
-     *                        least max(half the target, 50 ms)) that excused a window from the
-     *                        knee-aware law, which held the rate through it; 0 under the PI law
+     * <p><b>Thread safety.</b> Immutable.
+     *
+     * @param loop     the loop's figures
+     * @param queue    the waiting queue's figures
+     * @param tasks    the task accounting
+     * @param poolSize the delegate's size in force ({@link PowerFlowExecutor#poolSize()}), or -1
      */
-    public record Stats(double rate, double minRate, double maxRate, double targetP99, double quantile,
-            int depth, int queueCapacity, long submitted, long admitted, long recorded, long dropped,
-            long observations, double p99, boolean saturated, long rejected, int running, long completed,
-            long failed, long cancelled, int poolSize, double queueWaitP99, double lastObservedP99,
-            long pausesExcused) {
+    public record Stats(Loop loop, Queue queue, Tasks tasks, int poolSize) {
+
+        /**
+         * Checks the parts.
+         *
+         * @throws NullPointerException if a part is null
+         */
+        public Stats {
+            Objects.requireNonNull(loop, "loop");
+            Objects.requireNonNull(queue, "queue");
+            Objects.requireNonNull(tasks, "tasks");
+        }
+
+        /**
+         * The control loop's figures.
+         *
+         * @param rate            the rate in force, operations (task starts) per second
+         * @param minRate         the floor of the adaptive rate, per second
+         * @param maxRate         the ceiling of the adaptive rate, per second
+         * @param targetP99       the latency setpoint, milliseconds
+         * @param quantile        the quantile of the window that drives the loop
+         * @param observations    observations that stepped the control law
+         * @param p99             the driving quantile of the run times in the current, partial
+         *                        window, milliseconds; {@link Double#NaN} when the window is empty
+         * @param lastObservedP99 the quantile the last observation fed the control law (the last
+         *                        completed window), milliseconds; {@code NaN} before the first
+         * @param saturated       whether the loop's output is pinned at {@code minRate} or
+         *                        {@code maxRate} (under the PI law, the servo's clamp on its last
+         *                        step)
+         * @param pausesExcused   pauses of the process (a dispatcher wake-up or a tick late by at
+         *                        least max(half the target, 50 ms)) that excused a window from the
+         *                        knee-aware law, which held the rate through it; 0 under the PI law
+         */
+        public record Loop(double rate, double minRate, double maxRate, double targetP99, double quantile,
+                long observations, double p99, double lastObservedP99, boolean saturated, long pausesExcused) {
+        }
+
+        /**
+         * The waiting queue's figures.
+         *
+         * @param depth         tasks waiting in the queue
+         * @param queueCapacity the bound on the queue
+         * @param dropped       offers the queue refused because it was full
+         * @param queueWaitP99  the p99 of the time tasks waited before they started (queue, rate
+         *                      limiter, slot) in the current window, milliseconds; {@code NaN}
+         *                      when empty
+         */
+        public record Queue(int depth, int queueCapacity, long dropped, double queueWaitP99) {
+        }
+
+        /**
+         * The task accounting: every task accepted ends as exactly one of completed, failed,
+         * cancelled, or returned by {@link PowerFlowExecutor#shutdownNow()}.
+         *
+         * @param submitted tasks accepted: queued, or handed off at once by the fast path
+         * @param admitted  tasks admitted by the rate limiter
+         * @param recorded  run times recorded (one per task that ran)
+         * @param rejected  tasks refused at {@code execute}/{@code submit}: queue full (whatever
+         *                  the {@link RejectionPolicy} did with them) or shut down
+         * @param running   tasks running on the delegate now (a pool thread between two tasks of
+         *                  a chain counts as running one)
+         * @param completed tasks that ran and returned normally
+         * @param failed    tasks that ran and threw (for {@code submit}, whose {@code Future}
+         *                  failed)
+         * @param cancelled tasks whose {@code Future} was cancelled before or while they ran
+         */
+        public record Tasks(long submitted, long admitted, long recorded, long rejected, int running,
+                long completed, long failed, long cancelled) {
+        }
+
+        /**
+         * Returns {@link Loop#rate()}.
+         *
+         * @return the rate in force, operations (task starts) per second
+         */
+        public double rate() {
+            return loop.rate();
+        }
+
+        /**
+         * Returns {@link Loop#minRate()}.
+         *
+         * @return the floor of the adaptive rate, per second
+         */
+        public double minRate() {
+            return loop.minRate();
+        }
+
+        /**
+         * Returns {@link Loop#maxRate()}.
+         *
+         * @return the ceiling of the adaptive rate, per second
+         */
+        public double maxRate() {
+            return loop.maxRate();
+        }
+
+        /**
+         * Returns {@link Loop#targetP99()}.
+         *
+         * @return the latency setpoint, milliseconds
+         */
+        public double targetP99() {
+            return loop.targetP99();
+        }
+
+        /**
+         * Returns {@link Loop#quantile()}.
+         *
+         * @return the quantile of the window that drives the loop
+         */
+        public double quantile() {
+            return loop.quantile();
+        }
+
+        /**
+         * Returns {@link Queue#depth()}.
+         *
+         * @return tasks waiting in the queue
+         */
+        public int depth() {
+            return queue.depth();
+        }
+
+        /**
+         * Returns {@link Queue#queueCapacity()}.
+         *
+         * @return the bound on the queue
+         */
+        public int queueCapacity() {
+            return queue.queueCapacity();
+        }
+
+        /**
+         * Returns {@link Tasks#submitted()}.
+         *
+         * @return tasks accepted: queued, or handed off at once by the fast path
+         */
+        public long submitted() {
+            return tasks.submitted();
+        }
+
+        /**
+         * Returns {@link Tasks#admitted()}.
+         *
+         * @return tasks admitted by the rate limiter
+         */
+        public long admitted() {
+            return tasks.admitted();
+        }
+
+        /**
+         * Returns {@link Tasks#recorded()}.
+         *
+         * @return run times recorded (one per task that ran)
+         */
+        public long recorded() {
+            return tasks.recorded();
+        }
+
+        /**
+         * Returns {@link Queue#dropped()}.
+         *
+         * @return offers the queue refused because it was full
+         */
+        public long dropped() {
+            return queue.dropped();
+        }
+
+        /**
+         * Returns {@link Loop#observations()}.
+         *
+         * @return observations that stepped the control law
+         */
+        public long observations() {
+            return loop.observations();
+        }
+
+        /**
+         * Returns {@link Loop#p99()}.
+         *
+         * @return the driving quantile of the current window's run times, ms; NaN when empty
+         */
+        public double p99() {
+            return loop.p99();
+        }
+
+        /**
+         * Returns {@link Loop#saturated()}.
+         *
+         * @return whether the loop's output is pinned at {@code minRate} or {@code maxRate}
+         */
+        public boolean saturated() {
+            return loop.saturated();
+        }
+
+        /**
+         * Returns {@link Tasks#rejected()}.
+         *
+         * @return tasks refused at {@code execute}/{@code submit}
+         */
+        public long rejected() {
+            return tasks.rejected();
+        }
+
+        /**
+         * Returns {@link Tasks#running()}.
+         *
+         * @return tasks running on the delegate now
+         */
+        public int running() {
+            return tasks.running();
+        }
+
+        /**
+         * Returns {@link Tasks#completed()}.
+         *
+         * @return tasks that ran and returned normally
+         */
+        public long completed() {
+            return tasks.completed();
+        }
+
+        /**
+         * Returns {@link Tasks#failed()}.
+         *
+         * @return tasks that ran and threw
+         */
+        public long failed() {
+            return tasks.failed();
+        }
+
+        /**
+         * Returns {@link Tasks#cancelled()}.
+         *
+         * @return tasks whose {@code Future} was cancelled before or while they ran
+         */
+        public long cancelled() {
+            return tasks.cancelled();
+        }
+
+        /**
+         * Returns {@link Queue#queueWaitP99()}.
+         *
+         * @return the p99 of the current window's queue waits, ms; NaN when empty
+         */
+        public double queueWaitP99() {
+            return queue.queueWaitP99();
+        }
+
+        /**
+         * Returns {@link Loop#lastObservedP99()}.
+         *
+         * @return the quantile the last observation fed the control law, ms; NaN before the first
+         */
+        public double lastObservedP99() {
+            return loop.lastObservedP99();
+        }
+
+        /**
+         * Returns {@link Loop#pausesExcused()}.
+         *
+         * @return pauses of the process that excused a window from the knee-aware law
+         */
+        public long pausesExcused() {
+            return loop.pausesExcused();
+        }
     }
 
     // ---------------------------------------------------------------- builder

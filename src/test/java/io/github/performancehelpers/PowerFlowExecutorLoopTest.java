@@ -115,6 +115,47 @@ class PowerFlowExecutorLoopTest {
         terminate(e);
     }
 
+    /** Stats is built from parts; every flat accessor reads the same figure from its part. */
+    @Test
+    void theStatsPartsCarryTheFlatFigures() throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = loop(t, s).build();
+        runTaking(e, t, 5);
+        t.advanceMillis(1000);
+        s.runAll();
+        PowerFlowExecutor.Stats st = e.stats();
+        assertEquals(1, st.observations());
+        assertEquals(st.loop().rate(), st.rate());
+        assertEquals(st.loop().minRate(), st.minRate());
+        assertEquals(st.loop().maxRate(), st.maxRate());
+        assertEquals(st.loop().targetP99(), st.targetP99());
+        assertEquals(st.loop().quantile(), st.quantile());
+        assertEquals(st.loop().observations(), st.observations());
+        assertEquals(st.loop().p99(), st.p99());
+        assertEquals(st.loop().lastObservedP99(), st.lastObservedP99());
+        assertEquals(st.loop().saturated(), st.saturated());
+        assertEquals(st.loop().pausesExcused(), st.pausesExcused());
+        assertEquals(st.queue().depth(), st.depth());
+        assertEquals(st.queue().queueCapacity(), st.queueCapacity());
+        assertEquals(st.queue().dropped(), st.dropped());
+        assertEquals(st.queue().queueWaitP99(), st.queueWaitP99());
+        assertEquals(st.tasks().submitted(), st.submitted());
+        assertEquals(st.tasks().admitted(), st.admitted());
+        assertEquals(st.tasks().recorded(), st.recorded());
+        assertEquals(st.tasks().rejected(), st.rejected());
+        assertEquals(st.tasks().running(), st.running());
+        assertEquals(st.tasks().completed(), st.completed());
+        assertEquals(st.tasks().failed(), st.failed());
+        assertEquals(st.tasks().cancelled(), st.cancelled());
+        assertEquals(1, st.submitted());
+        assertEquals(1, st.completed());
+        assertEquals(e.poolSize(), st.poolSize());
+        assertEquals(e.controller().rate(), st.rate());
+        assertEquals(e.controller().lastObservedP99(), st.lastObservedP99());
+        terminate(e);
+    }
+
     // ------------------------------------------------------------ resizing
 
     /** A caller's ThreadPoolExecutor is resized to the sizer's answer as the loop moves the rate, down and up. */
