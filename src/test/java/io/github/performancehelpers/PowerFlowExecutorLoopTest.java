@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import io.github.performancehelpers.limit.PowerGCRA;
 import io.github.performancehelpers.loop.PowerFlowController;
@@ -241,6 +242,35 @@ class PowerFlowExecutorLoopTest {
     }
 
     // ------------------------------------------------------------ callbacks
+
+    /**
+     * The user's onRateChange runs on the thread that runs the tick, once per move of the rate,
+     * after the resize (it sees the new pool size), and not for a tick whose window is empty.
+     */
+    @Test
+    void theRateListenerRunsOnTheTickAfterTheResizeOnlyWhenTheRateMoves() throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        List<Thread> threads = new ArrayList<>();
+        List<double[]> calls = new ArrayList<>();
+        AtomicReference<PowerFlowExecutor> self = new AtomicReference<>();
+        PowerFlowExecutor e = loop(t, s).poolSizer(rate -> (int) rate).onRateChange((rate, previous) -> {
+            threads.add(Thread.currentThread());
+            calls.add(new double[] {rate, previous, self.get().poolSize()});
+        }).build();
+        self.set(e);
+        t.advanceMillis(1000);
+        s.runAll(); // an empty window: the rate does not move
+        assertEquals(0, calls.size());
+        runTaking(e, t, 5);
+        t.advanceMillis(1000);
+        s.runAll();
+        assertEquals(1, calls.size());
+        assertArrayEquals(new double[] {10, 100, 10}, calls.get(0), 1e-9);
+        assertSame(Thread.currentThread(), threads.get(0)); // the manual scheduler runs the tick here
+        assertEquals(0, e.callbackFailures());
+        terminate(e);
+    }
 
     /** The user's onRateChange is called after the resize; one that throws is counted and stops neither the loop nor the dispatcher. */
     @Test
