@@ -12,8 +12,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -166,9 +164,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /*
      * The data path, file by file: this class (lifecycle, submission and the submit-side fast
-     * path, the tick), Dispatcher (the paced path, one method per step), Job (the task wrapper and
+     * path), Dispatcher (the paced path, one method per step), Job (the task wrapper and
      * a worker's chain of queued tasks), Delegate (one subclass per kind of delegate: hand-off,
-     * slots, resizing, shutdown), Recorders (a pool thread's uncontended recorders), then the
+     * slots, resizing, shutdown), Recorders (a pool thread's uncontended recorders), Tick (the
+     * observation, which applies the rate the law returns to the delegate's size), then the
      * read-outs: Stats below and ExecutorObservability.
      *
      * Lifecycle. `state` moves only forward, and every transition is made under mainLock:
@@ -214,7 +213,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *  - The dispatcher treats an interrupt as "wake up and re-read the state": shutdown() and
      *    shutdownNow() write the state before they interrupt, so an observed interrupt always
      *    comes with the new state (JLS 17.4.4).
-     *  - The tick runs under tickLock, so stopping it waits for one in progress.
+     *  - The tick runs under Tick.lock, so stopping it waits for one in progress.
      *
      * The fields the other classes of the data path read are package-private; they are written
      * only here, except `held` (Dispatcher) and the counters (Job).
@@ -253,8 +252,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     final PowerHistogram queueWait;
     private final RejectionPolicy rejectionPolicy;
     private final PoolSizer poolSizer;
-    private final RateChangeListener onRateChange;
-    private final boolean fixedRate;
 
     /** Where admitted tasks run; see Delegate. */
     final Delegate delegate;
@@ -266,17 +263,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     private final boolean fastPaths;
 
-    private final ScheduledExecutorService scheduler;
-    private final boolean ownsScheduler;
-    private final ScheduledFuture<?> tickFuture;
-    private final ReentrantLock tickLock = new ReentrantLock();
-    // Guarded by tickLock.
-    private boolean tickStopped;
-    /** The observe interval, ns: a tick that comes much later than this was held up by a pause. */
-    private final long observeIntervalNanos;
-    /** The ticker reading at the previous tick. Guarded by {@code tickLock}. */
-    private long lastTickNanos;
-
+    /** The observation tick, which applies the rate the law returns. */
+    private final Tick tick;
     private final Dispatcher dispatcher;
 
     private final ReentrantLock mainLock = new ReentrantLock();
@@ -302,7 +290,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     final LongAdder completed = new LongAdder();
     final LongAdder failed = new LongAdder();
     final LongAdder cancelled = new LongAdder();
-    /** Internal failures reported and survived, including the user's onRateChange throwing. */
+    /** Internal failures reported and survived, including the user's onRateChange throwing (see Tick). */
     final AtomicLong internalFailures = new AtomicLong();
     /** Metrics, MXBean and the staleness check; see ExecutorObservability. */
     private final ExecutorObservability observability;
@@ -311,7 +299,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         this.name = b.name != null ? b.name : nextName();
         this.ticker = b.ticker;
         this.rejectionPolicy = b.rejectionPolicy;
-        this.fixedRate = b.fixedRate;
+        boolean fixedRate = b.fixedRate;
         boolean hasGlobalLimiter = b.globalLimiter != null;
         this.queueWait = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
 
@@ -324,9 +312,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 b.relativeAccuracy);
         this.recorders = delegate.recorders();
 
-        // The tick applies the rate observe() returns (see applyRate): no listener on the
-        // controller, whose builder's was cleared by build().
-        this.onRateChange = b.onRateChange;
+        // The tick applies the rate observe() returns (see Tick): no listener on the controller,
+        // whose builder's was cleared by build().
         this.controller = flow.name(name).build();
 
         this.dispatcher = new Dispatcher(this, controller, delegate, ticker, hasGlobalLimiter);
@@ -334,33 +321,13 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         this.observability = new ExecutorObservability(this, ticker, staleAfter, fixedRate, b.collector, b.jmx);
         observability.publish(); // before any thread starts: a duplicate name fails the build cleanly
 
-        if (b.scheduler != null) {
-            this.scheduler = b.scheduler;
-            this.ownsScheduler = false;
-        } else {
-            ScheduledThreadPoolExecutor stpe = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, name + "-tick");
-                t.setDaemon(true);
-                return t;
-            });
-            stpe.setRemoveOnCancelPolicy(true);
-            this.scheduler = stpe;
-            this.ownsScheduler = true;
-        }
-        this.lastTickNanos = ticker.read();
-        long interval = b.observeInterval.toNanos();
-        this.observeIntervalNanos = interval;
-        ScheduledFuture<?> f;
         try {
-            f = scheduler.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.NANOSECONDS);
+            this.tick = new Tick(this, observability, fixedRate, b.onRateChange, dispatcher.thread, b.scheduler,
+                    b.observeInterval.toNanos());
         } catch (RuntimeException e) {
-            if (ownsScheduler) {
-                scheduler.shutdownNow();
-            }
             observability.close();
             throw e;
         }
-        this.tickFuture = f;
         dispatcher.thread.start();
     }
 
@@ -526,90 +493,15 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
     }
 
-    // ---------------------------------------------------------------- the loop
+    // ---------------------------------------------------------------- sizing
 
-    /**
-     * One observation, every observe interval, on the scheduler's thread: moves the recorders'
-     * samples into the window, feeds the window to the control law, and applies the rate it
-     * returns ({@link #applyRate}); in fixed-rate mode it only rolls the windows over. A failure
-     * is counted and logged, and the next tick runs.
-     */
-    private void tick() {
-        tickLock.lock();
-        try {
-            if (tickStopped) {
-                return;
-            }
-            observability.onTick();
-            drainRecorders();
-            if (fixedRate) {
-                controller.latency().snapshotAndReset();
-                queueWait.snapshotAndReset();
-                return;
-            }
-            long now = ticker.read();
-            long elapsed = now - lastTickNanos;
-            if (elapsed <= 0) {
-                return; // no time has passed (or the ticker went backwards): nothing to observe
-            }
-            lastTickNanos = now;
-            long late = elapsed - observeIntervalNanos;
-            if (late > STALL_NOTE_NANOS) {
-                // The tick itself came late: a pause of the process straddled the window's end
-                // (the dispatcher, woken by the same pause, may note it only in the next window).
-                LOOP.noteStall(controller, late);
-            }
-            // Only the tick moves the controller's rate (its mutators are not for callers while
-            // the executor runs), so the rate read here is the one observe() starts from.
-            double previous = controller.rate();
-            double rate = controller.observe(elapsed / 1e6); // in the rate limiter on return
-            if (rate != previous) {
-                applyRate(rate, previous);
-            }
-            queueWait.snapshotAndReset();
-        } catch (Throwable t) {
-            internalFailures.incrementAndGet();
-            LOG.log(Level.WARNING, name + ": observation failed; the tick continues", t);
-        } finally {
-            tickLock.unlock();
-        }
-    }
-
-    /**
-     * Applies a rate the law moved to (already in the rate limiter): resizes the delegate, wakes
-     * the dispatcher so that a waiting one re-reads the limiter at once, then calls the user's
-     * {@code onRateChange(rate, previous)}. A sizer or delegate that throws, or a listener, is
-     * counted and logged and stops nothing. Runs on the tick, under {@link #tickLock}.
-     */
-    private void applyRate(double rate, double previous) {
-        try {
-            delegate.resize(sizeFor(rate));
-        } catch (RuntimeException e) {
-            internalFailures.incrementAndGet();
-            LOG.log(Level.WARNING, name + ": resizing the delegate for rate " + rate + " failed", e);
-        }
-        LockSupport.unpark(dispatcher.thread);
-        if (onRateChange == null) {
-            return;
-        }
-        try {
-            onRateChange.onRateChange(rate, previous);
-        } catch (RuntimeException | Error e) {
-            if (e instanceof VirtualMachineError vme) {
-                throw vme;
-            }
-            internalFailures.incrementAndGet();
-            LOG.log(Level.WARNING, name + ": onRateChange(" + rate + ", " + previous
-                    + ") threw; the rate stays changed", e);
-        }
-    }
-
-    private int sizeFor(double rate) {
+    /** The delegate's size for a rate: the {@link PoolSizer}'s figure, at least 1. */
+    int sizeFor(double rate) {
         return Math.max(1, poolSizer.poolSize(rate));
     }
 
     /** Moves what a pool delegate's recorders hold into the histograms the loop and stats() read. */
-    private void drainRecorders() {
+    void drainRecorders() {
         if (recorders != null) {
             recorders.drain(controller.latency(), queueWait);
         }
@@ -684,17 +576,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             mainLock.unlock();
         }
         delegate.shutdownOwned();
-        tickFuture.cancel(false);
-        tickLock.lock();
-        try {
-            tickStopped = true;
-        } finally {
-            tickLock.unlock();
-        }
-        if (ownsScheduler) {
-            scheduler.shutdownNow();
-            Delegate.awaitUninterruptibly(scheduler);
-        }
+        tick.stop();
         observability.close();
         mainLock.lock();
         try {
@@ -1018,199 +900,122 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 long completed, long failed, long cancelled) {
         }
 
-        /**
-         * Returns {@link Loop#rate()}.
-         *
-         * @return the rate in force, operations (task starts) per second
-         */
+        /** {@return the rate in force, operations (task starts) per second} From {@link Loop}. */
         public double rate() {
             return loop.rate();
         }
 
-        /**
-         * Returns {@link Loop#minRate()}.
-         *
-         * @return the floor of the adaptive rate, per second
-         */
+        /** {@return the floor of the adaptive rate, per second} From {@link Loop}. */
         public double minRate() {
             return loop.minRate();
         }
 
-        /**
-         * Returns {@link Loop#maxRate()}.
-         *
-         * @return the ceiling of the adaptive rate, per second
-         */
+        /** {@return the ceiling of the adaptive rate, per second} From {@link Loop}. */
         public double maxRate() {
             return loop.maxRate();
         }
 
-        /**
-         * Returns {@link Loop#targetP99()}.
-         *
-         * @return the latency setpoint, milliseconds
-         */
+        /** {@return the latency setpoint, milliseconds} From {@link Loop}. */
         public double targetP99() {
             return loop.targetP99();
         }
 
-        /**
-         * Returns {@link Loop#quantile()}.
-         *
-         * @return the quantile of the window that drives the loop
-         */
+        /** {@return the quantile of the window that drives the loop} From {@link Loop}. */
         public double quantile() {
             return loop.quantile();
         }
 
-        /**
-         * Returns {@link Queue#depth()}.
-         *
-         * @return tasks waiting in the queue
-         */
+        /** {@return tasks waiting in the queue} From {@link Queue}. */
         public int depth() {
             return queue.depth();
         }
 
-        /**
-         * Returns {@link Queue#queueCapacity()}.
-         *
-         * @return the bound on the queue
-         */
+        /** {@return the bound on the queue} From {@link Queue}. */
         public int queueCapacity() {
             return queue.queueCapacity();
         }
 
-        /**
-         * Returns {@link Tasks#submitted()}.
-         *
-         * @return tasks accepted: queued, or handed off at once by the fast path
-         */
+        /** {@return tasks accepted: queued, or handed off at once by the fast path} From {@link Tasks}. */
         public long submitted() {
             return tasks.submitted();
         }
 
-        /**
-         * Returns {@link Tasks#admitted()}.
-         *
-         * @return tasks admitted by the rate limiter
-         */
+        /** {@return tasks admitted by the rate limiter} From {@link Tasks}. */
         public long admitted() {
             return tasks.admitted();
         }
 
-        /**
-         * Returns {@link Tasks#recorded()}.
-         *
-         * @return run times recorded (one per task that ran)
-         */
+        /** {@return run times recorded (one per task that ran)} From {@link Tasks}. */
         public long recorded() {
             return tasks.recorded();
         }
 
-        /**
-         * Returns {@link Queue#dropped()}.
-         *
-         * @return offers the queue refused because it was full
-         */
+        /** {@return offers the queue refused because it was full} From {@link Queue}. */
         public long dropped() {
             return queue.dropped();
         }
 
-        /**
-         * Returns {@link Loop#observations()}.
-         *
-         * @return observations that stepped the control law
-         */
+        /** {@return observations that stepped the control law} From {@link Loop}. */
         public long observations() {
             return loop.observations();
         }
 
         /**
-         * Returns {@link Loop#p99()}.
-         *
-         * @return the driving quantile of the current window's run times, ms; NaN when empty
+         * {@return the driving quantile of the current window's run times, ms; NaN when empty}
+         * From {@link Loop}.
          */
         public double p99() {
             return loop.p99();
         }
 
         /**
-         * Returns {@link Loop#saturated()}.
-         *
-         * @return whether the loop's output is pinned at {@code minRate} or {@code maxRate}
+         * {@return whether the loop's output is pinned at {@code minRate} or {@code maxRate}}
+         * From {@link Loop}.
          */
         public boolean saturated() {
             return loop.saturated();
         }
 
-        /**
-         * Returns {@link Tasks#rejected()}.
-         *
-         * @return tasks refused at {@code execute}/{@code submit}
-         */
+        /** {@return tasks refused at {@code execute}/{@code submit}} From {@link Tasks}. */
         public long rejected() {
             return tasks.rejected();
         }
 
-        /**
-         * Returns {@link Tasks#running()}.
-         *
-         * @return tasks running on the delegate now
-         */
+        /** {@return tasks running on the delegate now} From {@link Tasks}. */
         public int running() {
             return tasks.running();
         }
 
-        /**
-         * Returns {@link Tasks#completed()}.
-         *
-         * @return tasks that ran and returned normally
-         */
+        /** {@return tasks that ran and returned normally} From {@link Tasks}. */
         public long completed() {
             return tasks.completed();
         }
 
-        /**
-         * Returns {@link Tasks#failed()}.
-         *
-         * @return tasks that ran and threw
-         */
+        /** {@return tasks that ran and threw} From {@link Tasks}. */
         public long failed() {
             return tasks.failed();
         }
 
-        /**
-         * Returns {@link Tasks#cancelled()}.
-         *
-         * @return tasks whose {@code Future} was cancelled before or while they ran
-         */
+        /** {@return tasks whose {@code Future} was cancelled before or while they ran} From {@link Tasks}. */
         public long cancelled() {
             return tasks.cancelled();
         }
 
-        /**
-         * Returns {@link Queue#queueWaitP99()}.
-         *
-         * @return the p99 of the current window's queue waits, ms; NaN when empty
-         */
+        /** {@return the p99 of the current window's queue waits, ms; NaN when empty} From {@link Queue}. */
         public double queueWaitP99() {
             return queue.queueWaitP99();
         }
 
         /**
-         * Returns {@link Loop#lastObservedP99()}.
-         *
-         * @return the quantile the last observation fed the control law, ms; NaN before the first
+         * {@return the quantile the last observation fed the control law, ms; NaN before the first}
+         * From {@link Loop}.
          */
         public double lastObservedP99() {
             return loop.lastObservedP99();
         }
 
         /**
-         * Returns {@link Loop#pausesExcused()}.
-         *
-         * @return pauses of the process that excused a window from the knee-aware law
+         * {@return pauses of the process that excused a window from the knee-aware law} From {@link Loop}.
          */
         public long pausesExcused() {
             return loop.pausesExcused();
