@@ -846,6 +846,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         /**
          * The control loop's figures.
          *
+         * <p><b>Thread safety.</b> Immutable.
+         *
          * @param rate            the rate in force, operations (task starts) per second
          * @param minRate         the floor of the adaptive rate, per second
          * @param maxRate         the ceiling of the adaptive rate, per second
@@ -870,6 +872,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         /**
          * The waiting queue's figures.
          *
+         * <p><b>Thread safety.</b> Immutable.
+         *
          * @param depth         tasks waiting in the queue
          * @param queueCapacity the bound on the queue
          * @param dropped       offers the queue refused because it was full
@@ -883,6 +887,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         /**
          * The task accounting: every task accepted ends as exactly one of completed, failed,
          * cancelled, or returned by {@link PowerFlowExecutor#shutdownNow()}.
+         *
+         * <p><b>Thread safety.</b> Immutable.
          *
          * @param submitted tasks accepted: queued, or handed off at once by the fast path
          * @param admitted  tasks admitted by the rate limiter

@@ -69,7 +69,7 @@ class PowerFlowExecutorLoopTest {
                 .scheduler(new ManualScheduler()).build();
         e.submit(() -> { }).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS); // waited 0
         // The worker reads the ticker for the run's end after the future completes: wait for the
-        // record, or the advance below can land inside the first run (seen 1 in 400 runs).
+        // record, or the advance below can land inside the first run.
         await(() -> e.stats().recorded() == 1);
         Future<?> second = e.submit(() -> { });                        // wait for admission
         Future<?> third = e.submit(() -> { });
