@@ -8,6 +8,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import io.github.performancehelpers.internal.Access;
 
 /**
  * Where a {@link PowerFlowExecutor}'s admitted tasks run: one subclass per kind of delegate
@@ -25,6 +26,8 @@ import java.util.concurrent.TimeUnit;
  * one thread at a time (the tick).
  */
 abstract class Delegate {
+
+    private static final Access.ControllerAccess LOOP = Access.controller();
 
     /**
      * The slot gate: at most {@link ConcurrencyLimit#limit()} of the executor's tasks are in flight
@@ -189,11 +192,13 @@ abstract class Delegate {
     abstract void start(Job job);
 
     /**
-     * Whether the next task of a chain runs on the thread that finished the previous one (a pool
-     * thread, as a pool worker takes its next task); false if it is handed off with
-     * {@link #start(Job)} to a thread of its own.
+     * Goes on with a chain: {@code next} was taken and admitted by a worker that finished a task
+     * and still holds the slot and in-flight count. Returns true if the calling thread runs it
+     * itself (a pool thread, as a pool worker takes its next task; the caller counts the
+     * admission); otherwise hands it off to a thread of its own, which inherits the slot and the
+     * in-flight count, counts the admission and the calling thread's end, and returns false.
      */
-    abstract boolean chainsInPlace();
+    abstract boolean continueChain(PowerFlowExecutor executor, Job next);
 
     /** Whether a chain must end because the delegate itself is stopping. */
     boolean stopping() {
@@ -257,7 +262,10 @@ abstract class Delegate {
         }
 
         @Override
-        boolean chainsInPlace() {
+        boolean continueChain(PowerFlowExecutor executor, Job next) {
+            LOOP.countAdmitted(executor.controller, 1);
+            executor.running.decrement();
+            executor.handOff(next);
             return false;
         }
 
@@ -340,7 +348,7 @@ abstract class Delegate {
         }
 
         @Override
-        boolean chainsInPlace() {
+        boolean continueChain(PowerFlowExecutor executor, Job next) {
             return true;
         }
 
@@ -407,8 +415,8 @@ abstract class Delegate {
         }
 
         @Override
-        boolean chainsInPlace() {
-            return false; // never asked: no chains
+        boolean continueChain(PowerFlowExecutor executor, Job next) {
+            throw new AssertionError("no chains on an unsized delegate");
         }
 
         @Override

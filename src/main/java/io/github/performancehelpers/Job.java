@@ -11,7 +11,7 @@ import io.github.performancehelpers.internal.Access;
  * runs the task and then, while the worker-side fast path allows, the next queued ones. On a
  * {@code ThreadPoolExecutor} the next task runs in the same pool thread (as a pool worker takes
  * its next task), on the default delegate in a new virtual thread that inherits the slot
- * ({@link Delegate#chainsInPlace()}). So in a steady backlog a finishing worker hands its slot
+ * ({@link Delegate#continueChain}). So in a steady backlog a finishing worker hands its slot
  * straight to the next task, and the dispatcher, which would cost two thread wake-ups per task,
  * stays parked.
  *
@@ -74,11 +74,8 @@ final class Job implements Runnable {
             if (next == null) {
                 break;
             }
-            if (!d.chainsInPlace()) {
-                LOOP.countAdmitted(ex.controller, 1);
-                ex.running.decrement();
-                ex.handOff(next); // a thread of its own, inheriting the slot and in-flight count
-                return;
+            if (!d.continueChain(ex, next)) {
+                return; // handed off to a thread of its own, which goes on with the chain
             }
             if (ex.state < PowerFlowExecutor.STOP) {
                 Thread.interrupted(); // as a pool worker between tasks: no stale interrupt
