@@ -1,5 +1,5 @@
 // Over 800 lines because the public nested types Stats and Builder live here (their names are
-// API); the data path itself is split across Dispatcher, Job, Delegate and Recorders.
+// API); the data path itself is split across Dispatcher, Job, Delegate, Recorders and Tick.
 package io.github.performancehelpers;
 
 import java.lang.System.Logger.Level;
@@ -215,8 +215,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *    comes with the new state (JLS 17.4.4).
      *  - The tick runs under Tick.lock, so stopping it waits for one in progress.
      *
-     * The fields the other classes of the data path read are package-private; they are written
-     * only here, except `held` (Dispatcher) and the counters (Job).
+     * The fields the other classes of the data path read are package-private; the references are
+     * final, `state` is written only here, `held` only by Dispatcher, and the counters by the
+     * class that counts.
      */
 
     private static final System.Logger LOG = System.getLogger(PowerFlowExecutor.class.getName());
