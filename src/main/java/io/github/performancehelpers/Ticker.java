@@ -8,10 +8,8 @@ package io.github.performancehelpers;
  * reading with an arbitrary origin, meaningful only as the difference between two readings. It is
  * never the wall clock, so NTP adjustments do not reach it.
  *
- * <p><b>Thread safety.</b> Implementations must be thread-safe: several threads may call
- * {@link #read()} at once.
- *
- * <p>A ticker whose readings go backwards is tolerated by the types that read it, each of which
+ * <p>Implementations must be thread-safe: several threads may call {@link #read()} at once.
+ * A ticker whose readings go backwards is tolerated by the types that read it, each of which
  * documents what it does in that case.
  *
  * @since 0.1.0
