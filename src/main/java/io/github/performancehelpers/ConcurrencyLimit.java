@@ -9,13 +9,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * in front of its delegate. Lowering the limit below the number in use takes effect as permits are
  * released (nothing running is interrupted); raising it wakes the waiters at once.
  *
- * <p>Thread-safe. {@link #release()} takes the lock only when someone is waiting, so the common
- * path is one CAS on each side.
+ * <p><b>Thread safety.</b> Every method may be called from any thread. {@link #release()} takes
+ * the lock only when someone is waiting, so the common path is one CAS on each side.
  */
 final class ConcurrencyLimit {
 
     /*
-     * Implementation notes. A waiter increments `waiters` (a volatile written only under `lock`)
+     * Implementation notes. A waiter increments `waiters` (a volatile guarded by `lock` for writes)
      * and then tries to acquire; a releaser decrements `inUse` and then reads `waiters`. Both sides
      * write a volatile and then read the other's, so either the releaser sees the waiter (and
      * signals, under the lock) or the waiter's try sees the released permit. The waiter holds the
@@ -25,7 +25,7 @@ final class ConcurrencyLimit {
     private final AtomicInteger inUse = new AtomicInteger();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition available = lock.newCondition();
-    /** Threads inside acquire(); written only under {@link #lock}. */
+    /** Threads inside acquire(). Guarded by {@code lock} (writes; volatile for the releaser's read). */
     private volatile int waiters;
     private volatile int limit;
 

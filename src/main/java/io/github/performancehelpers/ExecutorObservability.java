@@ -22,6 +22,9 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  * reads anyway: one volatile read and a compare) and whenever the {@code power.flow.stale} gauge
  * or the MXBean's {@code Stale} attribute is read. An executor nobody submits to and nobody
  * watches is not checked, and has nothing to protect.
+ *
+ * <p><b>Thread safety.</b> Every method may be called from any thread; {@link #publish()} once,
+ * from the executor's constructor, and {@link #onTick()} from the tick.
  */
 final class ExecutorObservability implements AutoCloseable {
 

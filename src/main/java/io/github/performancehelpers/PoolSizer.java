@@ -12,8 +12,8 @@ import java.util.Objects;
  * <p>A result below 1 is treated as 1 (a pool of zero would stop the executor). A sizer that
  * throws is reported and counted, and the size stays as it was.
  *
- * <p>Implementations must be thread-safe if they are shared between executors; one executor
- * calls its sizer from one thread at a time.
+ * <p><b>Thread safety.</b> Implementations must be thread-safe if they are shared between
+ * executors; one executor calls its sizer from one thread at a time.
  *
  * @since 0.1.0
  */

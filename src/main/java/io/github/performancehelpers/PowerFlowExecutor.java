@@ -1,3 +1,5 @@
+// Over 800 lines because the public nested types Stats and Builder live here (their names are
+// API); the data path itself is split across Dispatcher, Job, Delegate, Recorders and Tick.
 package io.github.performancehelpers;
 
 import java.lang.System.Logger.Level;
@@ -5,19 +7,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.AbstractExecutorService;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -26,7 +22,6 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import io.github.performancehelpers.internal.Access;
 import io.github.performancehelpers.limit.RateLimiter;
-import io.github.performancehelpers.limit.Take;
 import io.github.performancehelpers.loop.PowerFlowController;
 import io.github.performancehelpers.loop.PowerHistogram;
 import io.github.performancehelpers.loop.RateChangeListener;
@@ -144,7 +139,7 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  * {@code Drops}, {@code StaleLoop}) subject to the JFR settings. When the tick has not run for
  * longer than {@link Builder#staleAfter(Duration)} the loop is reported stale.
  *
- * <p><b>Thread-safety:</b> all methods are thread-safe.
+ * <p><b>Thread safety.</b> All methods are thread-safe.
  *
  * <p><b>Note</b> (departures from the {@link ExecutorService} contract and from
  * {@code ThreadPoolExecutor}):
@@ -168,6 +163,13 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
 public final class PowerFlowExecutor extends AbstractExecutorService implements AutoCloseable {
 
     /*
+     * The data path, file by file: this class (lifecycle, submission and the submit-side fast
+     * path), Dispatcher (the paced path, one method per step), Job (the task wrapper and
+     * a worker's chain of queued tasks), Delegate (one subclass per kind of delegate: hand-off,
+     * slots, resizing, shutdown), Recorders (a pool thread's uncontended recorders), Tick (the
+     * observation, which applies the rate the law returns to the delegate's size), then the
+     * read-outs: Stats below and ExecutorObservability.
+     *
      * Lifecycle. `state` moves only forward, and every transition is made under mainLock:
      *
      *   RUNNING:    accepts tasks; the dispatcher takes, paces and hands them off.
@@ -181,17 +183,17 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *
      *   RUNNING -> SHUTDOWN:            shutdown() (close() calls it)
      *   RUNNING or SHUTDOWN -> STOP:    shutdownNow() (close() calls it when interrupted)
-     *   SHUTDOWN or STOP -> TERMINATED: by the dispatcher, as its last act: after it exits its
-     *                                   loop it waits for the tasks in flight to finish, shuts
-     *                                   down the owned delegate and the tick, then sets
-     *                                   TERMINATED and signals awaitTermination().
+     *   SHUTDOWN or STOP -> TERMINATED: by the dispatcher, as its last act (terminate()): after
+     *                                   it exits its loop it waits for the tasks in flight to
+     *                                   finish, shuts down the owned delegate and the tick, then
+     *                                   sets TERMINATED and signals awaitTermination().
      *
      * The numeric order matters: `state >= SHUTDOWN` means "refuse new tasks", `state >= STOP`
      * means "start nothing more".
      *
      * Locking rules.
-     *  - mainLock guards the transitions and the `terminated` condition.
-     *  - dispatchLock guards writes to `held` (the task the dispatcher has taken from the queue
+     *  - mainLock guards the transitions and the `terminated` and `quiescent` conditions.
+     *  - Dispatcher.lock guards writes to `held` (the task the dispatcher has taken from the queue
      *    and not yet handed off). The dispatcher holds it while it polls the queue and while it
      *    hands off; shutdownNow holds it while it drains the queue and takes `held`. So a task the
      *    dispatcher takes is exactly one of: in the queue, held, handed to the delegate, or
@@ -211,7 +213,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *  - The dispatcher treats an interrupt as "wake up and re-read the state": shutdown() and
      *    shutdownNow() write the state before they interrupt, so an observed interrupt always
      *    comes with the new state (JLS 17.4.4).
-     *  - The tick runs under tickLock, so stopping it waits for one in progress.
+     *  - The tick runs under Tick.lock, so stopping it waits for one in progress.
+     *
+     * The fields the other classes of the data path read are package-private; the references are
+     * final, `state` is written only here, `held` only by Dispatcher, and the counters by the
+     * class that counts.
      */
 
     private static final System.Logger LOG = System.getLogger(PowerFlowExecutor.class.getName());
@@ -223,134 +229,70 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     public static final Duration MAX_CATCH_UP = Duration.ofMillis(20);
 
-    private static final long MAX_CATCH_UP_NANOS = MAX_CATCH_UP.toNanos();
     /**
      * A pacing wake-up, or a tick, later than this is noted to the controller as a pause of the
      * process ({@code PowerFlowController.noteStall}); the knee-aware law reads only far longer
-     * ones.
+     * ones. Nanoseconds.
      */
-    private static final long STALL_NOTE_NANOS = 10_000_000L;
-
-    /** How long the dispatcher backs off when a global limiter refuses and the local one would admit. */
-    private static final long GLOBAL_RETRY_NANOS = 1_000_000L;
-
-    /** A chain adds its recorder's counts to the shared counters at least this often (tasks). */
-    static final int COUNT_FLUSH_EVERY = 64;
-
-    /**
-     * How many tasks per pool thread this executor keeps in flight on a ThreadPoolExecutor
-     * delegate when its workers cannot take the next task themselves (with a global limiter,
-     * whose admissions cannot be refunded): 2, so up to {@code poolSize} tasks wait in the pool's
-     * own queue. With exactly {@code poolSize} in flight the pool's queue would always be empty
-     * and the workers would move in lockstep with the dispatcher: a worker that finishes a task
-     * frees a slot and wakes the parked dispatcher, which hands off and wakes a parked worker, two
-     * thread wake-ups in series per task (for trivial tasks 0.01x the throughput of a plain fixed
-     * pool). With a second task per thread already queued, a worker that finishes takes its next
-     * task at once while the dispatcher refills the queue in parallel.
-     *
-     * <p>Otherwise (the usual case) the in-flight bound is the pool size itself: a finishing
-     * worker takes the next queued task itself (see {@link Job#run()}), so there is no lockstep to
-     * avoid, and a second task per thread in the pool's queue would wait there behind the tasks
-     * the workers take from this executor's queue.
-     */
-    static final int POOL_IN_FLIGHT_FACTOR = 2;
-
-    /** The most {@link Recorder}s an executor keeps (each is two histograms, about 48 KiB). */
-    static final int MAX_RECORDERS = 16;
+    static final long STALL_NOTE_NANOS = 10_000_000L;
 
     /** The default ceiling on the pool size or concurrency bound the default sizer chooses. */
     static final int DEFAULT_MAX_CONCURRENCY = 10_000;
 
     private static final AtomicInteger POOL_NUMBER = new AtomicInteger();
 
-    private static final int RUNNING = 0;
-    private static final int SHUTDOWN = 1;
-    private static final int STOP = 2;
-    private static final int TERMINATED = 3;
+    static final int RUNNING = 0;
+    static final int SHUTDOWN = 1;
+    static final int STOP = 2;
+    static final int TERMINATED = 3;
 
     private final String name;
-    private final PowerFlowController<Runnable> controller;
-    private final Ticker ticker;
-    private final PowerHistogram queueWait;
+    final PowerFlowController<Runnable> controller;
+    final Ticker ticker;
+    /** The time tasks waited before they started (queue, limiter, slot); not fed to the loop. */
+    final PowerHistogram queueWait;
     private final RejectionPolicy rejectionPolicy;
     private final PoolSizer poolSizer;
-    private final boolean fixedRate;
-    private final boolean hasGlobalLimiter;
 
-    /** The caller's or owned delegate; null for the default (virtual threads). */
-    private final ExecutorService delegate;
-    private final boolean ownsDelegate;
-    /** Non-null when {@link #delegate} is a ThreadPoolExecutor. */
-    private final ThreadPoolExecutor pool;
+    /** Where admitted tasks run; see Delegate. */
+    final Delegate delegate;
+    /** A pool delegate's recorders, which the tick and stats() drain; null for other delegates. */
+    private final Recorders recorders;
     /**
-     * The slot gate; null for a delegate that is neither the default nor a ThreadPoolExecutor. Its
-     * limit is what {@link #slotsFor(int)} gives for the size in force.
+     * Whether the submit-side fast path is on (the worker-side one is {@link Delegate#chains}):
+     * off with a global limiter, whose admissions cannot be refunded.
      */
-    private final ConcurrencyLimit limit;
-    /** The size in force (the PoolSizer's figure: pool threads or the concurrency bound); 0 if unsized. */
-    private volatile int sizeInForce;
-    /**
-     * Whether running tasks register in {@link #runningJobs} so that shutdownNow() can interrupt
-     * them: false only for an owned ThreadPoolExecutor, whose own shutdownNow() interrupts its
-     * workers (and so the tasks running on them).
-     */
-    private final boolean trackRunning;
-    /** Starts the default delegate's virtual threads; null for a caller's delegate. */
-    private final ThreadFactory workerFactory;
+    private final boolean fastPaths;
 
-    private final ScheduledExecutorService scheduler;
-    private final boolean ownsScheduler;
-    private final ScheduledFuture<?> tickFuture;
-    private final ReentrantLock tickLock = new ReentrantLock();
-    /** Guarded by tickLock. */
-    private boolean tickStopped;
-    /** The observe interval, ns: a tick that comes much later than this was held up by a pause. */
-    private final long observeIntervalNanos;
-    /** The ticker reading at the previous tick; guarded by tickLock. */
-    private long lastTickNanos;
-
-    private final Thread dispatcher;
+    /** The observation tick, which applies the rate the law returns. */
+    private final Tick tick;
+    private final Dispatcher dispatcher;
 
     private final ReentrantLock mainLock = new ReentrantLock();
     private final Condition terminatedCondition = mainLock.newCondition();
     private final Condition quiescent = mainLock.newCondition();
-    /** Written only under mainLock. */
-    private volatile int state = RUNNING;
+    // Guarded by mainLock (writes; volatile for the lock-free reads).
+    volatile int state = RUNNING;
 
-    private final ReentrantLock dispatchLock = new ReentrantLock();
     /**
-     * The task the dispatcher has taken from the queue and not yet handed off; written only under
-     * dispatchLock, read without it by the fast paths (which stand back while it is non-null).
-     * {@link #claim} while the dispatcher is taking from the queue.
+     * The task the dispatcher has taken from the queue and not yet handed off, or its placeholder
+     * while it polls the queue; read without the lock by the fast paths, which stand back while it
+     * is non-null. Guarded by {@code Dispatcher.lock} (writes).
      */
-    private volatile Job held;
-    /** The placeholder {@link #held} holds while the dispatcher polls the queue. */
-    private final Job claim = new Job(() -> { }, 0L);
-    /**
-     * Whether the fast paths are on: submit-side hand-off and worker-side hand-off. Off with a
-     * global limiter, whose admissions cannot be refunded.
-     */
-    private final boolean fastPaths;
-    /** Whether a finishing worker may take the next task itself: only for a sized delegate. */
-    private final boolean chaining;
-    /**
-     * The recorders a pool thread running a chain of tasks claims (see {@link Recorder}); null
-     * unless the delegate is a ThreadPoolExecutor whose workers chain.
-     */
-    private final Recorder[] recorders;
+    volatile Job held;
 
     /** Tasks handed to the delegate that have not finished (or been taken back). */
-    private final AtomicLong inFlight = new AtomicLong();
-    /** The running tasks, if {@link #trackRunning}: one set node per task. */
-    private final Set<Job> runningJobs = ConcurrentHashMap.newKeySet();
-    private final LongAdder running = new LongAdder();
+    final AtomicLong inFlight = new AtomicLong();
+    /** The running-tasks gauge: +1 when a chain starts on a thread, -1 when it ends. */
+    final LongAdder running = new LongAdder();
     private final LongAdder rejected = new LongAdder();
     /** Tasks the controller counted as submitted but the shutdown re-check took back and refused. */
     private final LongAdder retracted = new LongAdder();
-    private final LongAdder completed = new LongAdder();
-    private final LongAdder failed = new LongAdder();
-    private final LongAdder cancelled = new LongAdder();
-    private final AtomicLong internalFailures = new AtomicLong();
+    final LongAdder completed = new LongAdder();
+    final LongAdder failed = new LongAdder();
+    final LongAdder cancelled = new LongAdder();
+    /** Internal failures reported and survived, including the user's onRateChange throwing (see Tick). */
+    final AtomicLong internalFailures = new AtomicLong();
     /** Metrics, MXBean and the staleness check; see ExecutorObservability. */
     private final ExecutorObservability observability;
 
@@ -358,94 +300,36 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         this.name = b.name != null ? b.name : nextName();
         this.ticker = b.ticker;
         this.rejectionPolicy = b.rejectionPolicy;
-        this.fixedRate = b.fixedRate;
-        this.hasGlobalLimiter = b.globalLimiter != null;
+        boolean fixedRate = b.fixedRate;
+        boolean hasGlobalLimiter = b.globalLimiter != null;
         this.queueWait = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
 
-        if (b.delegate == null) {
-            this.delegate = null;
-            this.ownsDelegate = true;
-            this.pool = null;
-            // One shared name for every worker ("name-worker"), not a numbered one: a numbered
-            // name makes the JDK build a new String per virtual thread, i.e. per task (about 50 B,
-            // a third of this executor's allocation per task over newVirtualThreadPerTaskExecutor,
-            // whose threads are unnamed). The shared name still tells, in a thread dump, which
-            // executor a worker belongs to; the virtual thread's id tells workers apart.
-            this.workerFactory = Thread.ofVirtual().name(name + "-worker").factory();
-        } else {
-            this.delegate = b.delegate;
-            this.ownsDelegate = b.ownsDelegate != null && b.ownsDelegate;
-            this.pool = b.delegate instanceof ThreadPoolExecutor tpe ? tpe : null;
-            this.workerFactory = null;
-        }
-        boolean bounded = delegate == null || pool != null;
-        this.trackRunning = !(pool != null && ownsDelegate);
         int maxConcurrency = b.maxConcurrency > 0 ? b.maxConcurrency
-                : pool != null ? Math.min(Math.max(1, pool.getMaximumPoolSize()), DEFAULT_MAX_CONCURRENCY)
-                : DEFAULT_MAX_CONCURRENCY;
+                : Delegate.defaultMaxConcurrency(b.delegate, DEFAULT_MAX_CONCURRENCY);
         this.poolSizer = b.poolSizer != null ? b.poolSizer
                 : PoolSizer.littlesLaw(Duration.ofNanos(Math.max(1L, (long) (b.targetP99 * 1e6))), 1, maxConcurrency);
-        int size = sizeFor(b.rate);
-        this.sizeInForce = bounded ? size : 0;
         this.fastPaths = !hasGlobalLimiter;
-        this.chaining = fastPaths && bounded;
-        this.limit = bounded ? new ConcurrencyLimit(slotsFor(size)) : null;
-        if (chaining && pool != null) {
-            // One per thread that can run at once; more pool threads than that only take turns.
-            int n = Math.min(maxConcurrency, Math.max(2, 2 * Runtime.getRuntime().availableProcessors()));
-            this.recorders = new Recorder[Math.min(n, MAX_RECORDERS)];
-            for (int i = 0; i < recorders.length; i++) {
-                recorders[i] = new Recorder(b.relativeAccuracy);
-            }
-        } else {
-            this.recorders = null;
-        }
-        if (pool != null) {
-            resizePool(size);
-        }
+        this.delegate = Delegate.of(b.delegate, b.ownsDelegate, name, fastPaths, sizeFor(b.rate), maxConcurrency,
+                b.relativeAccuracy);
+        this.recorders = delegate.recorders();
 
-        RateChangeListener user = b.onRateChange;
-        flow.onRateChange((rate, previous) -> {
-            onRateChange(rate);
-            if (user != null) {
-                user.onRateChange(rate, previous); // the controller reports and counts a throw
-            }
-        });
+        // The tick applies the rate observe() returns (see Tick): no listener on the controller,
+        // whose builder's was cleared by build().
         this.controller = flow.name(name).build();
 
-        this.dispatcher = Thread.ofVirtual().name(name + "-dispatcher").unstarted(this::dispatchLoop);
+        this.dispatcher = new Dispatcher(this, controller, delegate, ticker, hasGlobalLimiter);
         long staleAfter = b.staleAfter != null ? b.staleAfter.toNanos() : 3 * b.observeInterval.toNanos();
         this.observability = new ExecutorObservability(this, ticker, staleAfter, fixedRate, b.collector, b.jmx);
         observability.publish(); // before any thread starts: a duplicate name fails the build cleanly
 
-        if (b.scheduler != null) {
-            this.scheduler = b.scheduler;
-            this.ownsScheduler = false;
-        } else {
-            ScheduledThreadPoolExecutor stpe = new ScheduledThreadPoolExecutor(1, r -> {
-                Thread t = new Thread(r, name + "-tick");
-                t.setDaemon(true);
-                return t;
-            });
-            stpe.setRemoveOnCancelPolicy(true);
-            this.scheduler = stpe;
-            this.ownsScheduler = true;
-        }
-        this.lastTickNanos = ticker.read();
-        long interval = b.observeInterval.toNanos();
-        this.observeIntervalNanos = interval;
-        ScheduledFuture<?> f;
         try {
-            f = scheduler.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.NANOSECONDS);
+            this.tick = new Tick(this, observability, fixedRate, b.onRateChange, dispatcher.thread, b.scheduler,
+                    b.observeInterval.toNanos());
         } catch (RuntimeException e) {
-            if (ownsScheduler) {
-                scheduler.shutdownNow();
-            }
             observability.close();
             throw e;
         }
-        this.tickFuture = f;
-        dispatcher.start();
+        dispatcher.thread.start();
     }
 
     static String nextName() {
@@ -481,7 +365,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             rejected.increment();
             throw shutDownRejection();
         }
-        Job job = new Job(command, ticker.read());
+        Job job = new Job(this, command, ticker.read());
         observability.onSubmit(job.enqueuedAt);
         if (fastPaths && tryDirect(job)) {
             return;
@@ -510,17 +394,18 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * @throws RejectedExecutionException if the executor was shut down meanwhile
      */
     private boolean tryDirect(Job job) {
+        Delegate d = delegate;
         // The queue first, then `held`: the dispatcher writes `held` before it polls, so a queue
         // seen empty because the dispatcher took its head is followed by a non-null `held`.
-        if ((limit != null && limit.inUse() >= limit.limit()) // no slot: skip the queue's contended lines
+        if (d.full() // no slot: skip the queue's contended lines
                 || !controller.queue().isEmpty() || held != null || job.isCancelled()) {
             return false;
         }
-        if (limit != null && !limit.tryAcquire()) {
+        if (!d.tryAcquireSlot()) {
             return false;
         }
         if (!LOOP.tryAdmitDirect(controller)) {
-            releaseSlot();
+            d.releaseSlot();
             return false;
         }
         // In flight before the state re-check: either this thread sees the shutdown, or the
@@ -528,7 +413,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         inFlight.incrementAndGet();
         if (state == RUNNING) {
             try {
-                start(job);
+                d.start(job);
                 return true;
             } catch (RuntimeException | Error e) {
                 if (!(e instanceof RejectedExecutionException) || state == RUNNING) {
@@ -540,19 +425,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             }
         }
         LOOP.unadmitDirect(controller);
-        releaseSlot();
+        d.releaseSlot();
         jobDone();
         rejected.increment();
         throw shutDownRejection();
-    }
-
-    /** Hands a job to the delegate (or its own virtual thread). The caller has counted it in flight. */
-    private void start(Job job) {
-        if (delegate == null) {
-            workerFactory.newThread(job).start();
-        } else {
-            delegate.execute(job);
-        }
     }
 
     private RejectedExecutionException shutDownRejection() {
@@ -572,223 +448,13 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
     }
 
-    // ---------------------------------------------------------------- the dispatcher
-
-    private void dispatchLoop() {
-        try {
-            for (;;) {
-                try {
-                    if (!dispatchOne()) {
-                        break;
-                    }
-                } catch (Throwable t) {
-                    if (t instanceof VirtualMachineError vme) {
-                        LOG.log(Level.ERROR, name + ": dispatcher error", vme);
-                    }
-                    internalFailures.incrementAndGet();
-                    LOG.log(Level.WARNING, name + ": dispatcher step failed; continuing", t);
-                }
-            }
-        } finally {
-            terminate();
-        }
-    }
-
-    /**
-     * Waits for work and a slot, then takes, paces and hands off one task.
-     *
-     * <p>The order (work, then slot, then take) keeps the dispatcher out of the way of the fast
-     * paths: it holds no task while it waits for a slot, so a finishing worker takes the next
-     * task itself instead of handing its slot to the dispatcher (see {@link Job#run()}), and it
-     * holds no slot while it waits for work, so a submitter finds one free.
-     *
-     * @return false when the dispatcher must exit
-     */
-    private boolean dispatchOne() {
-        // 1. Wait for work, holding nothing.
-        Thread.interrupted(); // an interrupt is a wake-up; the state says why
-        int s = state;
-        if (s >= STOP) {
-            return false;
-        }
-        boolean waited = false;
-        if (controller.queue().isEmpty()) {
-            if (s == SHUTDOWN) {
-                return false; // drained
-            }
-            try {
-                LOOP.awaitWork(controller);
-            } catch (InterruptedException e) {
-                return true; // re-read the state
-            }
-            waited = true;
-        }
-
-        // 2. Wait for a slot in the delegate.
-        if (limit != null && !limit.tryAcquire()) {
-            try {
-                limit.acquire();
-            } catch (InterruptedException e) {
-                return true; // re-read the state
-            }
-            waited = true;
-        }
-
-        // 3. Take the next task (the workers or the fast path may have taken it meanwhile).
-        Job job;
-        dispatchLock.lock();
-        try {
-            if (state >= STOP) {
-                releaseSlot();
-                return false;
-            }
-            held = claim; // the fast paths stand back from here
-            Runnable r = controller.queue().poll();
-            if (r == null) {
-                held = null;
-                releaseSlot();
-                return true;
-            }
-            job = r instanceof Job j && j.owner() == this ? j : new Job(r, ticker.read());
-            held = job;
-        } finally {
-            dispatchLock.unlock();
-        }
-
-        // 4. Wait until the limiter admits it; a cancelled task is skipped without admission.
-        // Lateness is caught up only if the task was waiting throughout: not after an idle wait,
-        // nor after a wait for a slot, during which the limiter was not the bottleneck.
-        long catchUp = waited ? 0L : catchUpNanos();
-        int dueButRefused = 0;
-        for (;;) {
-            if (job.isCancelled()) {
-                if (release(job)) {
-                    cancelled.increment();
-                }
-                releaseSlot();
-                return true;
-            }
-            if (LOOP.tryAdmitHeld(controller, catchUp)) {
-                break;
-            }
-            if (state >= STOP) {
-                releaseSlot();
-                return false; // shutdownNow() takes `held`
-            }
-            long wait = LOOP.admitWaitNanos(controller);
-            if (wait > 0) {
-                dueButRefused = 0;
-            } else if (hasGlobalLimiter) {
-                wait = GLOBAL_RETRY_NANOS; // the global limiter refused; it gives no retry time
-            } else if (++dueButRefused > 2) {
-                wait = 10_000L; // a race with a rate change resolves at once; never spin
-            }
-            if (wait > 0) {
-                long due = ticker.read() + wait;
-                LockSupport.parkNanos(this, wait);
-                long late = ticker.read() - due;
-                if (late > STALL_NOTE_NANOS) {
-                    // Woken this late with work waiting: the process (or the machine) paused.
-                    LOOP.noteStall(controller, late);
-                }
-            }
-            Thread.interrupted();
-            catchUp = catchUpNanos(); // the task waited throughout
-        }
-
-        // 5. Hand off.
-        dispatchLock.lock();
-        try {
-            if (held != job) { // taken back by shutdownNow()
-                releaseSlot();
-                return false;
-            }
-            held = null;
-            inFlight.incrementAndGet();
-            Thread.interrupted(); // do not hand a wake-up interrupt to a delegate's execute()
-            handOff(job);
-        } finally {
-            dispatchLock.unlock();
-        }
-        return true;
-    }
-
-    /**
-     * The lateness the limiter may catch up: {@link #MAX_CATCH_UP}, or two emission intervals at
-     * rates below 100/s, where one interval is longer than the bound and a wake-up late by more
-     * than the bound would otherwise lose a whole admission (at most two extra admissions).
-     */
-    private long catchUpNanos() {
-        double twoIntervals = 2e9 / controller.rate();
-        return twoIntervals > MAX_CATCH_UP_NANOS ? (long) Math.min(twoIntervals, 0x1p30) : MAX_CATCH_UP_NANOS;
-    }
-
-    /** Drops the held task if the dispatcher still holds it; false if shutdownNow() took it. */
-    private boolean release(Job job) {
-        dispatchLock.lock();
-        try {
-            if (held != job) {
-                return false;
-            }
-            held = null;
-            return true;
-        } finally {
-            dispatchLock.unlock();
-        }
-    }
-
-    /**
-     * The worker-side fast path, for a worker that has just finished a task and still holds its
-     * slot and in-flight count: the next queued task, admitted, if the limiter admits one now and
-     * nothing stands in the way; otherwise null, and the worker gives its slot back. It stands
-     * back while the dispatcher holds a task (pacing is the dispatcher's: the task it holds is
-     * older), when the slot limit was lowered below the slots in use, and once the executor or a
-     * caller's pool is stopping. {@code now} is the finished task's end time, which serves as the
-     * admission instant (one clock read less per task).
-     */
-    private Job nextJob(long now) {
-        if (state >= STOP || held != null || limit.inUse() > limit.limit()
-                || (pool != null && pool.isShutdown())) {
-            return null;
-        }
-        for (;;) {
-            // Work is waiting: catch up. The caller counts the admission (see Job.run).
-            Runnable r = LOOP.pollAdmitted(controller, catchUpNanos(), now);
-            if (r == null) {
-                return null;
-            }
-            Job job = r instanceof Job j && j.owner() == this ? j : new Job(r, now);
-            if (!job.isCancelled()) {
-                return job;
-            }
-            LOOP.refundAdmission(controller); // a cancelled task is skipped without admission
-            cancelled.increment();
-        }
-    }
-
-    /**
-     * {@link #nextJob(long)}, or null if it threw (a refund reading a clock that moved backwards,
-     * say): the chain then ends as if the queue were empty, so the slot, the in-flight count and
-     * the recorder are given back, and the failure is counted and logged. Nothing is lost: a job
-     * is returned only once it is admitted and polled, and the throwing steps come before that.
-     */
-    private Job nextJobOrEnd(long now) {
-        try {
-            return nextJob(now);
-        } catch (RuntimeException | Error e) {
-            internalFailures.incrementAndGet();
-            LOG.log(Level.WARNING, name + ": taking the next task failed; the dispatcher takes over", e);
-            return null;
-        }
-    }
-
     /**
      * Hands off a job that holds a slot and is counted in flight (by the dispatcher, or by a
      * finishing worker for the next task); a refusal is {@link #delegateRefused}.
      */
-    private void handOff(Job job) {
+    void handOff(Job job) {
         try {
-            start(job);
+            delegate.start(job);
         } catch (RuntimeException | Error e) {
             delegateRefused(job, e);
         }
@@ -799,7 +465,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * ends cancelled (a Future) or failed, reported as an internal failure.
      */
     private void delegateRefused(Job job, Throwable e) {
-        releaseSlot();
+        delegate.releaseSlot();
         jobDone();
         internalFailures.incrementAndGet();
         if (job.task instanceof Future<?> f) {
@@ -812,152 +478,33 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
     }
 
-    private void releaseSlot() {
-        if (limit != null) {
-            limit.release();
-        }
-    }
-
-    private void jobDone() {
+    /** A task in flight has ended (or was taken back): the last one of a shutdown signals. */
+    void jobDone() {
         if (inFlight.decrementAndGet() == 0 && state >= SHUTDOWN) {
-            mainLock.lock();
-            try {
-                quiescent.signalAll();
-            } finally {
-                mainLock.unlock();
-            }
+            signalQuiescent();
         }
     }
 
-    /** The dispatcher's last act: wait for the tasks in flight, stop what is owned, terminate. */
-    private void terminate() {
+    private void signalQuiescent() {
         mainLock.lock();
         try {
-            while (inFlight.get() > 0) {
-                try {
-                    quiescent.await();
-                } catch (InterruptedException e) {
-                    // shutdownNow() may interrupt us again; keep waiting
-                }
-            }
+            quiescent.signalAll();
         } finally {
             mainLock.unlock();
         }
-        if (delegate != null && ownsDelegate) {
-            delegate.shutdown();
-            awaitUninterruptibly(delegate);
-        }
-        tickFuture.cancel(false);
-        tickLock.lock();
-        try {
-            tickStopped = true;
-        } finally {
-            tickLock.unlock();
-        }
-        if (ownsScheduler) {
-            scheduler.shutdownNow();
-            awaitUninterruptibly(scheduler);
-        }
-        observability.close();
-        mainLock.lock();
-        try {
-            state = TERMINATED;
-            terminatedCondition.signalAll();
-        } finally {
-            mainLock.unlock();
-        }
-        Thread.interrupted();
     }
 
-    private static void awaitUninterruptibly(ExecutorService e) {
-        for (;;) {
-            try {
-                if (e.awaitTermination(1, TimeUnit.DAYS)) {
-                    return;
-                }
-            } catch (InterruptedException ignored) {
-                // keep waiting: termination must cover the delegate
-            }
-        }
-    }
+    // ---------------------------------------------------------------- sizing
 
-    // ---------------------------------------------------------------- the loop
-
-    private void tick() {
-        tickLock.lock();
-        try {
-            if (tickStopped) {
-                return;
-            }
-            observability.onTick();
-            drainRecorders();
-            if (fixedRate) {
-                controller.latency().snapshotAndReset();
-                queueWait.snapshotAndReset();
-                return;
-            }
-            long now = ticker.read();
-            long elapsed = now - lastTickNanos;
-            if (elapsed <= 0) {
-                return; // no time has passed (or the ticker went backwards): nothing to observe
-            }
-            lastTickNanos = now;
-            long late = elapsed - observeIntervalNanos;
-            if (late > STALL_NOTE_NANOS) {
-                // The tick itself came late: a pause of the process straddled the window's end
-                // (the dispatcher, woken by the same pause, may note it only in the next window).
-                LOOP.noteStall(controller, late);
-            }
-            controller.observe(elapsed / 1e6);
-            queueWait.snapshotAndReset();
-        } catch (Throwable t) {
-            internalFailures.incrementAndGet();
-            LOG.log(Level.WARNING, name + ": observation failed; the tick continues", t);
-        } finally {
-            tickLock.unlock();
-        }
-    }
-
-    /** Runs inside the controller's observe(), under its loop lock. */
-    private void onRateChange(double rate) {
-        try {
-            int size = sizeFor(rate);
-            if (limit != null) {
-                sizeInForce = size;
-                limit.setLimit(slotsFor(size));
-                if (pool != null) {
-                    resizePool(size);
-                }
-            }
-        } catch (RuntimeException e) {
-            internalFailures.incrementAndGet();
-            LOG.log(Level.WARNING, name + ": resizing the delegate for rate " + rate + " failed", e);
-        }
-        LockSupport.unpark(dispatcher); // a waiting dispatcher re-reads the limiter at once
-    }
-
-    private int sizeFor(double rate) {
+    /** The delegate's size for a rate: the {@link PoolSizer}'s figure, at least 1. */
+    int sizeFor(double rate) {
         return Math.max(1, poolSizer.poolSize(rate));
     }
 
-    /**
-     * The tasks this executor keeps in flight on a delegate of the given size: the size itself for
-     * the default delegate (where a task in flight is a running virtual thread) and for a
-     * ThreadPoolExecutor whose workers chain, {@link #POOL_IN_FLIGHT_FACTOR} times it for one whose
-     * workers cannot (with a global limiter).
-     */
-    private int slotsFor(int size) {
-        return pool != null && !chaining ? (int) Math.min(Integer.MAX_VALUE, (long) POOL_IN_FLIGHT_FACTOR * size) : size;
-    }
-
-    /** Resizes the pool in the order that never throws (core <= maximum at every step). */
-    private void resizePool(int size) {
-        if (size >= pool.getCorePoolSize()) {
-            pool.setMaximumPoolSize(size);
-            pool.setCorePoolSize(size);
-        } else {
-            pool.setCorePoolSize(size);
-            pool.setMaximumPoolSize(size);
+    /** Moves what a pool delegate's recorders hold into the histograms the loop and stats() read. */
+    void drainRecorders() {
+        if (recorders != null) {
+            recorders.drain(controller.latency(), queueWait);
         }
     }
 
@@ -977,18 +524,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         } finally {
             mainLock.unlock();
         }
-        dispatcher.interrupt(); // a dispatcher waiting on an empty queue re-reads the state
+        dispatcher.thread.interrupt(); // a dispatcher waiting on an empty queue re-reads the state
         if (inFlight.get() == 0) {
-            jobDoneSignal();
-        }
-    }
-
-    private void jobDoneSignal() {
-        mainLock.lock();
-        try {
-            quiescent.signalAll();
-        } finally {
-            mainLock.unlock();
+            signalQuiescent();
         }
     }
 
@@ -1013,61 +551,42 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         } finally {
             mainLock.unlock();
         }
-        dispatcher.interrupt();
+        dispatcher.thread.interrupt();
         List<Runnable> never = new ArrayList<>();
-        dispatchLock.lock(); // waits for a hand-off in progress, or for take() to see the interrupt
-        try {
-            Job h = held;
-            held = null;
-            List<Runnable> queued = new ArrayList<>();
-            controller.queue().drainTo(queued);
-            if (h != null && h != claim) {
-                never.add(h.task);
-            }
-            for (Runnable r : queued) {
-                never.add(r instanceof Job j ? j.task : r);
-            }
-        } finally {
-            dispatchLock.unlock();
-        }
-        if (pool != null) {
-            List<Runnable> fromPool;
-            if (ownsDelegate) {
-                fromPool = pool.shutdownNow();
-            } else {
-                fromPool = new ArrayList<>();
-                for (Runnable r : pool.getQueue().toArray(new Runnable[0])) {
-                    if (r instanceof Job j && j.owner() == this && pool.remove(r)) {
-                        fromPool.add(r);
-                    }
-                }
-            }
-            for (Runnable r : fromPool) {
-                if (r instanceof Job j && j.owner() == this) {
-                    never.add(j.task);
-                    releaseSlot();
-                    jobDone();
-                } else {
-                    never.add(r); // the owned pool's own tasks, given to it directly
-                }
-            }
-        } else if (delegate != null && ownsDelegate) {
-            for (Runnable r : delegate.shutdownNow()) {
-                if (r instanceof Job j && j.owner() == this) {
-                    never.add(j.task);
-                    jobDone();
-                } else {
-                    never.add(r);
-                }
-            }
-        }
-        for (Job j : runningJobs) {
-            j.interrupt();
-        }
+        dispatcher.takeBack(never);
+        delegate.takeBack(this, never);
+        delegate.interruptRunning();
         if (inFlight.get() == 0) {
-            jobDoneSignal();
+            signalQuiescent();
         }
         return never;
+    }
+
+    /** The dispatcher's last act: wait for the tasks in flight, stop what is owned, terminate. */
+    void terminate() {
+        mainLock.lock();
+        try {
+            while (inFlight.get() > 0) {
+                try {
+                    quiescent.await();
+                } catch (InterruptedException e) {
+                    // shutdownNow() may interrupt us again; keep waiting
+                }
+            }
+        } finally {
+            mainLock.unlock();
+        }
+        delegate.shutdownOwned();
+        tick.stop();
+        observability.close();
+        mainLock.lock();
+        try {
+            state = TERMINATED;
+            terminatedCondition.signalAll();
+        } finally {
+            mainLock.unlock();
+        }
+        Thread.interrupted();
     }
 
     /**
@@ -1088,7 +607,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     @Override
     public boolean isTerminated() {
-        return state == TERMINATED && !dispatcher.isAlive();
+        return state == TERMINATED && !dispatcher.thread.isAlive();
     }
 
     /**
@@ -1127,11 +646,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         // TERMINATED is the dispatcher's last write; wait for it to end too.
         long left = deadline - System.nanoTime();
-        if (dispatcher.isAlive()) {
+        Thread d = dispatcher.thread;
+        if (d.isAlive()) {
             if (left <= 0) {
                 return false;
             }
-            return dispatcher.join(Duration.ofNanos(left));
+            return d.join(Duration.ofNanos(left));
         }
         return true;
     }
@@ -1166,10 +686,23 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     public Stats stats() {
         drainRecorders();
         PowerFlowController.Stats c = controller.stats();
-        return new Stats(c.rate(), c.minRate(), c.maxRate(), c.targetP99(), c.quantile(), c.depth(),
-                c.queueCapacity(), c.submitted() - retracted.sum(), c.admitted(), c.recorded(), c.dropped(), c.observations(),
-                c.p99(), c.saturated(), rejected.sum(), runningNow(), completed.sum(), failed.sum(),
-                cancelled.sum(), poolSize(), queueWait.quantile(0.99), controller.lastObservedP99(), c.pausesExcused());
+        // Read in the order of the former positional constructor's arguments.
+        long submitted = c.submitted() - retracted.sum();
+        long rejectedNow = rejected.sum();
+        int runningNow = runningNow();
+        long completedNow = completed.sum();
+        long failedNow = failed.sum();
+        long cancelledNow = cancelled.sum();
+        int poolSize = poolSize();
+        double queueWaitP99 = queueWait.quantile(0.99);
+        double lastObservedP99 = controller.lastObservedP99();
+        return new Stats(
+                new Stats.Loop(c.rate(), c.minRate(), c.maxRate(), c.targetP99(), c.quantile(), c.observations(),
+                        c.p99(), lastObservedP99, c.saturated(), c.pausesExcused()),
+                new Stats.Queue(c.depth(), c.queueCapacity(), c.dropped(), queueWaitP99),
+                new Stats.Tasks(submitted, c.admitted(), c.recorded(), rejectedNow, runningNow, completedNow,
+                        failedNow, cancelledNow),
+                poolSize);
     }
 
     /** The running-tasks gauge; never negative, even while a task's +1 and -1 sit in different cells. */
@@ -1208,7 +741,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * @return the pool size, or -1
      */
     public int poolSize() {
-        return limit != null ? sizeInForce : -1;
+        return delegate.poolSize();
     }
 
     /**
@@ -1220,8 +753,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * through {@link #stats()}, or expect the samples of running chains to arrive at the next
      * tick. Do not call its mutators
      * ({@code submit}, {@code admit}, {@code observe}, {@code reset}, {@code clear},
-     * {@code close}) while the executor is in use: they bypass the executor's accounting, and a
-     * task removed through them is neither run nor returned by {@link #shutdownNow()}.
+     * {@code close}) while the executor is in use: they bypass the executor's accounting, a
+     * task removed through them is neither run nor returned by {@link #shutdownNow()}, and a rate
+     * they move does not resize the delegate (the tick resizes it from the rate it observes).
      *
      * @return the controller
      */
@@ -1251,8 +785,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /**
      * Returns how many internal failures were reported and survived: observations, pool sizing
-     * and dispatcher steps that threw, delegates that refused an admitted task, plus the
-     * controller's {@code onRateChange} listener failures.
+     * and dispatcher steps that threw, delegates that refused an admitted task, and
+     * {@code onRateChange} listeners that threw.
      *
      * @return the count since construction
      */
@@ -1279,303 +813,220 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /** The dispatcher thread, for tests. */
     Thread dispatcherThread() {
-        return dispatcher;
-    }
-
-    // ---------------------------------------------------------------- recorders
-
-    /**
-     * A pool thread's own pair of single-writer histograms (run time and queue wait), claimed for
-     * the length of a chain of tasks. A chain on a busy executor runs many short tasks back to
-     * back, and with every worker recording each one into the shared histograms (a phaser, a
-     * bucket and a sum, each an atomic operation on a cache line all workers write) the workers
-     * spent about as long contending on those lines as running trivial tasks. A claimed recorder
-     * has one writer, so a record is a few plain stores ({@link PowerHistogram.Builder#singleWriter});
-     * the tick and {@link #stats()} move what the recorders hold into the shared histograms
-     * (each sample into exactly one window) before they read them. The claim (a CAS) and the
-     * release (a volatile write) order one chain's records before the next claimer's, as the
-     * single-writer contract asks.
-     */
-    private static final class Recorder {
-        final PowerHistogram run;
-        final PowerHistogram wait;
-        final AtomicBoolean claimed = new AtomicBoolean();
-        /** Counts of the claiming chain not yet added to the shared counters (owner-only, plain). */
-        int admitted;
-        int completed;
-        int recorded;
-
-        Recorder(double relativeAccuracy) {
-            this.run = PowerHistogram.builder().relativeAccuracy(relativeAccuracy).singleWriter(true).build();
-            this.wait = PowerHistogram.builder().relativeAccuracy(relativeAccuracy).singleWriter(true).build();
-        }
-
-        void release() {
-            claimed.set(false);
-        }
-    }
-
-    /** A free recorder, claimed; null if there is none (the chain then records shared). */
-    private Recorder claimRecorder() {
-        Recorder[] rs = recorders;
-        if (rs == null) {
-            return null;
-        }
-        int start = (int) (Thread.currentThread().threadId() % rs.length);
-        for (int k = 0; k < rs.length; k++) {
-            Recorder r = rs[(start + k) % rs.length];
-            if (!r.claimed.get() && r.claimed.compareAndSet(false, true)) {
-                return r;
-            }
-        }
-        return null;
-    }
-
-    /**
-     * Adds a claimed recorder's counts to the shared counters: every {@link #COUNT_FLUSH_EVERY}
-     * tasks of a chain and when the chain ends, so a running chain's counts lag by at most that
-     * many tasks and an ended one's not at all. Only the claiming thread calls this.
-     */
-    private void flushCounts(Recorder r) {
-        if (r.admitted != 0) {
-            LOOP.countAdmitted(controller, r.admitted);
-            r.admitted = 0;
-        }
-        if (r.recorded != 0) {
-            LOOP.countRecorded(controller, r.recorded);
-            r.recorded = 0;
-        }
-        if (r.completed != 0) {
-            completed.add(r.completed);
-            r.completed = 0;
-        }
-    }
-
-    /** Moves what the recorders hold into the shared histograms the loop and stats() read. */
-    private void drainRecorders() {
-        Recorder[] rs = recorders;
-        if (rs == null) {
-            return;
-        }
-        PowerHistogram latency = controller.latency();
-        for (Recorder r : rs) {
-            // No emptiness check first: count() takes a whole snapshot itself, and merging an
-            // empty one returns at once.
-            latency.merge(r.run.snapshotAndReset());
-            queueWait.merge(r.wait.snapshotAndReset());
-        }
-    }
-
-    // ---------------------------------------------------------------- the task wrapper
-
-    /** A queued task: the submitted Runnable, its enqueue time, and its runner while it runs. */
-    private final class Job implements Runnable {
-        final Runnable task;
-        final long enqueuedAt;
-        volatile Thread runner;
-
-        Job(Runnable task, long enqueuedAt) {
-            this.task = task;
-            this.enqueuedAt = enqueuedAt;
-        }
-
-        PowerFlowExecutor owner() {
-            return PowerFlowExecutor.this;
-        }
-
-        boolean isCancelled() {
-            return task instanceof Future<?> f && f.isCancelled();
-        }
-
-        void interrupt() {
-            Thread t = runner;
-            if (t != null) {
-                t.interrupt();
-            }
-        }
-
-        /**
-         * Runs this task and then, while the fast path allows, the next queued ones: on a
-         * {@code ThreadPoolExecutor} delegate in this same pool thread (as a pool worker takes its
-         * next task), on the default delegate each in a new virtual thread that inherits the slot.
-         * So in a steady backlog a finishing worker hands its slot straight to the next task, and
-         * the dispatcher, which would cost two thread wake-ups per task, stays parked.
-         */
-        @Override
-        public void run() {
-            Job j = this;
-            Recorder rec = null;
-            running.increment(); // once per chain: the thread runs tasks until the chain ends
-            long now = ticker.read();
-            for (;;) {
-                boolean threw = true;
-                try {
-                    now = j.runTask(rec, now);
-                    threw = false;
-                } finally {
-                    if (threw) { // the task's exception reaches the delegate's thread, as before
-                        endChain(rec);
-                    }
-                }
-                Job next = chaining ? nextJobOrEnd(now) : null;
-                if (next == null) {
-                    break;
-                }
-                if (pool == null) {
-                    LOOP.countAdmitted(controller, 1);
-                    running.decrement();
-                    handOff(next); // a thread of its own, inheriting the slot and in-flight count
-                    return;
-                }
-                if (state < STOP) {
-                    Thread.interrupted(); // as a pool worker between tasks: no stale interrupt
-                }
-                if (rec == null) {
-                    rec = claimRecorder(); // a chain has begun: record and count without contention
-                }
-                if (rec == null) {
-                    LOOP.countAdmitted(controller, 1);
-                } else if (++rec.admitted >= COUNT_FLUSH_EVERY) {
-                    flushCounts(rec);
-                }
-                j = next;
-            }
-            endChain(rec);
-        }
-
-        /**
-         * Ends a chain on its pool thread: the recorder's counts are added and the recorder is
-         * given back (if one was claimed), then the running gauge, the slot and the in-flight count.
-         */
-        private void endChain(Recorder rec) {
-            if (rec != null) {
-                flushCounts(rec);
-                rec.release();
-            }
-            running.decrement();
-            releaseSlot();
-            jobDone();
-        }
-
-        /**
-         * Runs the task itself, timed and accounted, its times recorded and its completion counted
-         * in {@code rec} if non-null or else in the shared histograms and counters; the slot and
-         * in-flight count are the caller's. {@code start} is a fresh reading of the ticker (for a
-         * chained task, the previous task's end: the time between them, normally a few hundred
-         * nanoseconds, more if the poll waited for a descheduled producer or skipped cancelled
-         * tasks, counts as this task's run time rather than its wait).
-         *
-         * @return the ticker reading at the task's end
-         */
-        private long runTask(Recorder rec, long start) {
-            Thread t = Thread.currentThread();
-            if (trackRunning) {
-                runner = t;
-                runningJobs.add(this);
-            }
-            if (state >= STOP && !t.isInterrupted()) {
-                t.interrupt(); // as a ThreadPoolExecutor worker: a stopping pool's tasks see it
-            }
-            (rec != null ? rec.wait : queueWait).recordNanos(Math.max(0L, start - enqueuedAt));
-            boolean threw = true;
-            long end = start;
-            try {
-                task.run();
-                threw = false;
-            } finally {
-                end = ticker.read();
-                long ran = Math.max(0L, end - start);
-                if (rec != null) {
-                    rec.run.recordNanos(ran);
-                    rec.recorded++;
-                } else {
-                    controller.recordNanos(ran);
-                }
-                if (trackRunning) {
-                    runner = null;
-                    runningJobs.remove(this);
-                }
-                if (threw) {
-                    failed.increment();
-                } else if (classify()) {
-                    if (rec != null) {
-                        rec.completed++;
-                    } else {
-                        completed.increment();
-                    }
-                }
-            }
-            return end;
-        }
-
-        /** Counts a failed or cancelled Future's outcome; true if the task completed normally. */
-        private boolean classify() {
-            if (task instanceof Future<?> f) {
-                Future.State s;
-                try {
-                    s = f.state();
-                } catch (RuntimeException e) {
-                    s = Future.State.SUCCESS;
-                }
-                switch (s) {
-                    case FAILED -> failed.increment();
-                    case CANCELLED -> cancelled.increment();
-                    default -> {
-                        return true;
-                    }
-                }
-                return false;
-            }
-            return true;
-        }
+        return dispatcher.thread;
     }
 
     // ---------------------------------------------------------------- stats
 
     /**
-     * A snapshot of a {@link PowerFlowExecutor}: the flow controller's figures (as in
-     * {@link PowerFlowController.Stats}) plus the executor's task accounting.
+     * A snapshot of a {@link PowerFlowExecutor}, in three parts: the loop's figures
+     * ({@link Loop}, as in {@link PowerFlowController.Stats}), the queue's ({@link Queue}) and the
+     * task accounting ({@link Tasks}), plus the delegate's size. Every figure also has an accessor
+     * here that reads it from its part.
      *
-     * @param rate            the rate in force, operations (task starts) per second
-     * @param minRate         the floor of the adaptive rate, per second
-     * @param maxRate         the ceiling of the adaptive rate, per second
-     * @param targetP99       the latency setpoint, milliseconds
-     * @param quantile        the quantile of the window that drives the loop
-     * @param depth           tasks waiting in the queue
-     * @param queueCapacity   the bound on the queue
-     * @param submitted       tasks accepted: queued, or handed off at once by the fast path
-     * @param admitted        tasks admitted by the rate limiter
-     * @param recorded        run times recorded (one per task that ran)
-     * @param dropped         offers the queue refused because it was full
-     * @param observations    observations that stepped the control law
-     * @param p99             the driving quantile of the run times in the current, partial window,
-     *                        milliseconds; {@link Double#NaN} when the window is empty
-     * @param saturated       whether the loop's output is pinned at {@code minRate} or
-     *                        {@code maxRate} (under the PI law, the servo's clamp on its last step)
-     * @param rejected        tasks refused at {@code execute}/{@code submit}: queue full (whatever
-     *                        the {@link RejectionPolicy} did with them) or shut down
-     * @param running         tasks running on the delegate now (a pool thread between two tasks
-     *                        of a chain counts as running one)
-     * @param completed       tasks that ran and returned normally
-     * @param failed          tasks that ran and threw (for {@code submit}, whose {@code Future}
-     *                        failed)
-     * @param cancelled       tasks whose {@code Future} was cancelled before or while they ran
-     * @param poolSize        the delegate's size in force ({@link PowerFlowExecutor#poolSize()}),
-     *                        or -1
-     * @param queueWaitP99    the p99 of the time tasks waited before they started (queue, rate
-     *                        limiter, slot) in the current window, milliseconds; {@code NaN} when
-     *                        empty
-     * @param lastObservedP99 the quantile the last observation fed the control law (the last completed
-     *                        window), milliseconds; {@code NaN} before the first
-     * @param pausesExcused   pauses of the process (a dispatcher wake-up or a tick late by at
-     *                        least max(half the target, 50 ms)) that excused a window from the
-     *                        knee-aware law, which held the rate through it; 0 under the PI law
+     * <p><b>Thread safety.</b> Immutable.
+     *
+     * @param loop     the loop's figures
+     * @param queue    the waiting queue's figures
+     * @param tasks    the task accounting
+     * @param poolSize the delegate's size in force ({@link PowerFlowExecutor#poolSize()}), or -1
      */
-    public record Stats(double rate, double minRate, double maxRate, double targetP99, double quantile,
-            int depth, int queueCapacity, long submitted, long admitted, long recorded, long dropped,
-            long observations, double p99, boolean saturated, long rejected, int running, long completed,
-            long failed, long cancelled, int poolSize, double queueWaitP99, double lastObservedP99,
-            long pausesExcused) {
+    public record Stats(Loop loop, Queue queue, Tasks tasks, int poolSize) {
+
+        /**
+         * Checks the parts.
+         *
+         * @throws NullPointerException if a part is null
+         */
+        public Stats {
+            Objects.requireNonNull(loop, "loop");
+            Objects.requireNonNull(queue, "queue");
+            Objects.requireNonNull(tasks, "tasks");
+        }
+
+        /**
+         * The control loop's figures.
+         *
+         * <p><b>Thread safety.</b> Immutable.
+         *
+         * @param rate            the rate in force, operations (task starts) per second
+         * @param minRate         the floor of the adaptive rate, per second
+         * @param maxRate         the ceiling of the adaptive rate, per second
+         * @param targetP99       the latency setpoint, milliseconds
+         * @param quantile        the quantile of the window that drives the loop
+         * @param observations    observations that stepped the control law
+         * @param p99             the driving quantile of the run times in the current, partial
+         *                        window, milliseconds; {@link Double#NaN} when the window is empty
+         * @param lastObservedP99 the quantile the last observation fed the control law (the last
+         *                        completed window), milliseconds; {@code NaN} before the first
+         * @param saturated       whether the loop's output is pinned at {@code minRate} or
+         *                        {@code maxRate} (under the PI law, the servo's clamp on its last
+         *                        step)
+         * @param pausesExcused   pauses of the process (a dispatcher wake-up or a tick late by at
+         *                        least max(half the target, 50 ms)) that excused a window from the
+         *                        knee-aware law, which held the rate through it; 0 under the PI law
+         */
+        public record Loop(double rate, double minRate, double maxRate, double targetP99, double quantile,
+                long observations, double p99, double lastObservedP99, boolean saturated, long pausesExcused) {
+        }
+
+        /**
+         * The waiting queue's figures.
+         *
+         * <p><b>Thread safety.</b> Immutable.
+         *
+         * @param depth         tasks waiting in the queue
+         * @param queueCapacity the bound on the queue
+         * @param dropped       offers the queue refused because it was full
+         * @param queueWaitP99  the p99 of the time tasks waited before they started (queue, rate
+         *                      limiter, slot) in the current window, milliseconds; {@code NaN}
+         *                      when empty
+         */
+        public record Queue(int depth, int queueCapacity, long dropped, double queueWaitP99) {
+        }
+
+        /**
+         * The task accounting: every task accepted ends as exactly one of completed, failed,
+         * cancelled, or returned by {@link PowerFlowExecutor#shutdownNow()}.
+         *
+         * <p><b>Thread safety.</b> Immutable.
+         *
+         * @param submitted tasks accepted: queued, or handed off at once by the fast path
+         * @param admitted  tasks admitted by the rate limiter
+         * @param recorded  run times recorded (one per task that ran)
+         * @param rejected  tasks refused at {@code execute}/{@code submit}: queue full (whatever
+         *                  the {@link RejectionPolicy} did with them) or shut down
+         * @param running   tasks running on the delegate now (a pool thread between two tasks of
+         *                  a chain counts as running one)
+         * @param completed tasks that ran and returned normally
+         * @param failed    tasks that ran and threw (for {@code submit}, whose {@code Future}
+         *                  failed)
+         * @param cancelled tasks whose {@code Future} was cancelled before or while they ran
+         */
+        public record Tasks(long submitted, long admitted, long recorded, long rejected, int running,
+                long completed, long failed, long cancelled) {
+        }
+
+        /** {@return the rate in force, operations (task starts) per second} From {@link Loop}. */
+        public double rate() {
+            return loop.rate();
+        }
+
+        /** {@return the floor of the adaptive rate, per second} From {@link Loop}. */
+        public double minRate() {
+            return loop.minRate();
+        }
+
+        /** {@return the ceiling of the adaptive rate, per second} From {@link Loop}. */
+        public double maxRate() {
+            return loop.maxRate();
+        }
+
+        /** {@return the latency setpoint, milliseconds} From {@link Loop}. */
+        public double targetP99() {
+            return loop.targetP99();
+        }
+
+        /** {@return the quantile of the window that drives the loop} From {@link Loop}. */
+        public double quantile() {
+            return loop.quantile();
+        }
+
+        /** {@return tasks waiting in the queue} From {@link Queue}. */
+        public int depth() {
+            return queue.depth();
+        }
+
+        /** {@return the bound on the queue} From {@link Queue}. */
+        public int queueCapacity() {
+            return queue.queueCapacity();
+        }
+
+        /** {@return tasks accepted: queued, or handed off at once by the fast path} From {@link Tasks}. */
+        public long submitted() {
+            return tasks.submitted();
+        }
+
+        /** {@return tasks admitted by the rate limiter} From {@link Tasks}. */
+        public long admitted() {
+            return tasks.admitted();
+        }
+
+        /** {@return run times recorded (one per task that ran)} From {@link Tasks}. */
+        public long recorded() {
+            return tasks.recorded();
+        }
+
+        /** {@return offers the queue refused because it was full} From {@link Queue}. */
+        public long dropped() {
+            return queue.dropped();
+        }
+
+        /** {@return observations that stepped the control law} From {@link Loop}. */
+        public long observations() {
+            return loop.observations();
+        }
+
+        /**
+         * {@return the driving quantile of the current window's run times, ms; NaN when empty}
+         * From {@link Loop}.
+         */
+        public double p99() {
+            return loop.p99();
+        }
+
+        /**
+         * {@return whether the loop's output is pinned at {@code minRate} or {@code maxRate}}
+         * From {@link Loop}.
+         */
+        public boolean saturated() {
+            return loop.saturated();
+        }
+
+        /** {@return tasks refused at {@code execute}/{@code submit}} From {@link Tasks}. */
+        public long rejected() {
+            return tasks.rejected();
+        }
+
+        /** {@return tasks running on the delegate now} From {@link Tasks}. */
+        public int running() {
+            return tasks.running();
+        }
+
+        /** {@return tasks that ran and returned normally} From {@link Tasks}. */
+        public long completed() {
+            return tasks.completed();
+        }
+
+        /** {@return tasks that ran and threw} From {@link Tasks}. */
+        public long failed() {
+            return tasks.failed();
+        }
+
+        /** {@return tasks whose {@code Future} was cancelled before or while they ran} From {@link Tasks}. */
+        public long cancelled() {
+            return tasks.cancelled();
+        }
+
+        /** {@return the p99 of the current window's queue waits, ms; NaN when empty} From {@link Queue}. */
+        public double queueWaitP99() {
+            return queue.queueWaitP99();
+        }
+
+        /**
+         * {@return the quantile the last observation fed the control law, ms; NaN before the first}
+         * From {@link Loop}.
+         */
+        public double lastObservedP99() {
+            return loop.lastObservedP99();
+        }
+
+        /**
+         * {@return pauses of the process that excused a window from the knee-aware law} From {@link Loop}.
+         */
+        public long pausesExcused() {
+            return loop.pausesExcused();
+        }
     }
 
     // ---------------------------------------------------------------- builder

@@ -5,10 +5,14 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * Thrown when work is refused because a bounded waiting queue is full, or has reached its
- * high-water mark: the Java form of the original library's {@code ERR_QUEUE_FULL}.
+ * high-water mark: {@link PowerFlowExecutor} throws it under {@link RejectionPolicy#ABORT}, with
+ * the queue's capacity in the message.
  *
  * <p>It is a {@link RejectedExecutionException}, so code that already handles an executor's
  * rejection handles this one too.
+ *
+ * <p><b>Thread safety.</b> As any exception: its message is fixed by the constructor, and it may
+ * be read from any thread once thrown.
  *
  * @since 0.1.0
  */

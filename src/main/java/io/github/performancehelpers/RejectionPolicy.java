@@ -12,6 +12,8 @@ package io.github.performancehelpers;
  * that drops a task cancels it if it is a {@code Future}. That is why this is a closed set rather
  * than an interface.
  *
+ * <p><b>Thread safety.</b> Immutable, as every enum constant.
+ *
  * @since 0.1.0
  */
 public enum RejectionPolicy {

@@ -276,7 +276,7 @@ class PowerFlowExecutorFastPathTest {
     }
     /**
      * A chain counts its admissions, completions and recorded latencies locally and adds them
-     * every {@link PowerFlowExecutor#COUNT_FLUSH_EVERY} tasks and when it ends: read from inside
+     * every {@link Recorders#COUNT_FLUSH_EVERY} tasks and when it ends: read from inside
      * the chain they lag by at most that many tasks, and once it has ended they are exact.
      */
     @Test
@@ -302,7 +302,7 @@ class PowerFlowExecutorFastPathTest {
             first.countDown();
             await(() -> e.stats().completed() == n);
             PowerFlowExecutor.Stats in = inside.get();
-            int lagBound = PowerFlowExecutor.COUNT_FLUSH_EVERY;
+            int lagBound = Recorders.COUNT_FLUSH_EVERY;
             assertTrue(in.completed() <= probe && in.completed() >= probe - lagBound, "completed " + in.completed());
             assertTrue(in.recorded() <= probe && in.recorded() >= probe - lagBound, "recorded " + in.recorded());
             assertTrue(in.admitted() <= n && in.admitted() >= probe + 1 - lagBound, "admitted " + in.admitted());

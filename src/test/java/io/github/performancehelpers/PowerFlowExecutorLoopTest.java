@@ -15,6 +15,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import io.github.performancehelpers.limit.PowerGCRA;
 import io.github.performancehelpers.loop.PowerFlowController;
@@ -68,7 +69,7 @@ class PowerFlowExecutorLoopTest {
                 .scheduler(new ManualScheduler()).build();
         e.submit(() -> { }).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS); // waited 0
         // The worker reads the ticker for the run's end after the future completes: wait for the
-        // record, or the advance below can land inside the first run (seen 1 in 400 runs).
+        // record, or the advance below can land inside the first run.
         await(() -> e.stats().recorded() == 1);
         Future<?> second = e.submit(() -> { });                        // wait for admission
         Future<?> third = e.submit(() -> { });
@@ -112,6 +113,47 @@ class PowerFlowExecutorLoopTest {
         assertEquals(100, e.stats().rate());
         assertEquals(0, e.stats().observations());
         assertTrue(Double.isNaN(e.stats().p99()));
+        terminate(e);
+    }
+
+    /** Stats is built from parts; every flat accessor reads the same figure from its part. */
+    @Test
+    void theStatsPartsCarryTheFlatFigures() throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = loop(t, s).build();
+        runTaking(e, t, 5);
+        t.advanceMillis(1000);
+        s.runAll();
+        PowerFlowExecutor.Stats st = e.stats();
+        assertEquals(1, st.observations());
+        assertEquals(st.loop().rate(), st.rate());
+        assertEquals(st.loop().minRate(), st.minRate());
+        assertEquals(st.loop().maxRate(), st.maxRate());
+        assertEquals(st.loop().targetP99(), st.targetP99());
+        assertEquals(st.loop().quantile(), st.quantile());
+        assertEquals(st.loop().observations(), st.observations());
+        assertEquals(st.loop().p99(), st.p99());
+        assertEquals(st.loop().lastObservedP99(), st.lastObservedP99());
+        assertEquals(st.loop().saturated(), st.saturated());
+        assertEquals(st.loop().pausesExcused(), st.pausesExcused());
+        assertEquals(st.queue().depth(), st.depth());
+        assertEquals(st.queue().queueCapacity(), st.queueCapacity());
+        assertEquals(st.queue().dropped(), st.dropped());
+        assertEquals(st.queue().queueWaitP99(), st.queueWaitP99());
+        assertEquals(st.tasks().submitted(), st.submitted());
+        assertEquals(st.tasks().admitted(), st.admitted());
+        assertEquals(st.tasks().recorded(), st.recorded());
+        assertEquals(st.tasks().rejected(), st.rejected());
+        assertEquals(st.tasks().running(), st.running());
+        assertEquals(st.tasks().completed(), st.completed());
+        assertEquals(st.tasks().failed(), st.failed());
+        assertEquals(st.tasks().cancelled(), st.cancelled());
+        assertEquals(1, st.submitted());
+        assertEquals(1, st.completed());
+        assertEquals(e.poolSize(), st.poolSize());
+        assertEquals(e.controller().rate(), st.rate());
+        assertEquals(e.controller().lastObservedP99(), st.lastObservedP99());
         terminate(e);
     }
 
@@ -200,6 +242,35 @@ class PowerFlowExecutorLoopTest {
     }
 
     // ------------------------------------------------------------ callbacks
+
+    /**
+     * The user's onRateChange runs on the thread that runs the tick, once per move of the rate,
+     * after the resize (it sees the new pool size), and not for a tick whose window is empty.
+     */
+    @Test
+    void theRateListenerRunsOnTheTickAfterTheResizeOnlyWhenTheRateMoves() throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        List<Thread> threads = new ArrayList<>();
+        List<double[]> calls = new ArrayList<>();
+        AtomicReference<PowerFlowExecutor> self = new AtomicReference<>();
+        PowerFlowExecutor e = loop(t, s).poolSizer(rate -> (int) rate).onRateChange((rate, previous) -> {
+            threads.add(Thread.currentThread());
+            calls.add(new double[] {rate, previous, self.get().poolSize()});
+        }).build();
+        self.set(e);
+        t.advanceMillis(1000);
+        s.runAll(); // an empty window: the rate does not move
+        assertEquals(0, calls.size());
+        runTaking(e, t, 5);
+        t.advanceMillis(1000);
+        s.runAll();
+        assertEquals(1, calls.size());
+        assertArrayEquals(new double[] {10, 100, 10}, calls.get(0), 1e-9);
+        assertSame(Thread.currentThread(), threads.get(0)); // the manual scheduler runs the tick here
+        assertEquals(0, e.callbackFailures());
+        terminate(e);
+    }
 
     /** The user's onRateChange is called after the resize; one that throws is counted and stops neither the loop nor the dispatcher. */
     @Test

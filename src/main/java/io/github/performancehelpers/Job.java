@@ -1,0 +1,220 @@
+package io.github.performancehelpers;
+
+import java.lang.System.Logger.Level;
+import java.util.concurrent.Future;
+import io.github.performancehelpers.Recorders.Recorder;
+import io.github.performancehelpers.internal.Access;
+
+/**
+ * A task of a {@link PowerFlowExecutor} (the submitted {@code Runnable}, its enqueue time, its
+ * runner while it runs) and the worker's chain: the {@code Runnable} handed to the delegate, which
+ * runs the task and then, while the worker-side fast path allows, the next queued ones. On a
+ * {@code ThreadPoolExecutor} the next task runs in the same pool thread (as a pool worker takes
+ * its next task), on the default delegate in a new virtual thread that inherits the slot
+ * ({@link Delegate#continueChain}). So in a steady backlog a finishing worker hands its slot
+ * straight to the next task, and the dispatcher, which would cost two thread wake-ups per task,
+ * stays parked.
+ *
+ * <p><b>Thread safety.</b> A job runs on one thread at a time; {@link #interrupt()} may be called
+ * from any thread.
+ */
+final class Job implements Runnable {
+
+    private static final System.Logger LOG = System.getLogger(PowerFlowExecutor.class.getName());
+    private static final Access.ControllerAccess LOOP = Access.controller();
+
+    final PowerFlowExecutor owner;
+    final Runnable task;
+    /** The ticker reading when the task was accepted, ns. */
+    final long enqueuedAt;
+    /** The thread running the task, while it runs and running tasks are tracked; else null. */
+    volatile Thread runner;
+
+    Job(PowerFlowExecutor owner, Runnable task, long enqueuedAt) {
+        this.owner = owner;
+        this.task = task;
+        this.enqueuedAt = enqueuedAt;
+    }
+
+    boolean isCancelled() {
+        return task instanceof Future<?> f && f.isCancelled();
+    }
+
+    void interrupt() {
+        Thread t = runner;
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+
+    /**
+     * Runs this task and then the chain (see the class description). The slot and in-flight count
+     * the job holds are given back when the chain ends, also when a task throws (its exception
+     * reaches the delegate's thread).
+     */
+    @Override
+    public void run() {
+        PowerFlowExecutor ex = owner;
+        Delegate d = ex.delegate;
+        Job j = this;
+        Recorder rec = null;
+        ex.running.increment(); // once per chain: the thread runs tasks until the chain ends
+        long now = ex.ticker.read();
+        for (;;) {
+            boolean threw = true;
+            try {
+                now = j.runTask(ex, d, rec, now);
+                threw = false;
+            } finally {
+                if (threw) { // the task's exception reaches the delegate's thread, as before
+                    endChain(ex, d, rec);
+                }
+            }
+            Job next = d.chains ? nextJobOrEnd(ex, d, now) : null;
+            if (next == null) {
+                break;
+            }
+            if (!d.continueChain(ex, next)) {
+                return; // handed off to a thread of its own, which goes on with the chain
+            }
+            if (ex.state < PowerFlowExecutor.STOP) {
+                Thread.interrupted(); // as a pool worker between tasks: no stale interrupt
+            }
+            if (rec == null) {
+                Recorders rs = d.recorders();
+                rec = rs != null ? rs.claim() : null; // a chain has begun: record and count without contention
+            }
+            if (rec == null) {
+                LOOP.countAdmitted(ex.controller, 1);
+            } else if (++rec.admitted >= Recorders.COUNT_FLUSH_EVERY) {
+                rec.flush(ex.controller, ex.completed);
+            }
+            j = next;
+        }
+        endChain(ex, d, rec);
+    }
+
+    /**
+     * Ends a chain on its thread: the recorder's counts are added and the recorder is given back
+     * (if one was claimed), then the running gauge, the slot and the in-flight count.
+     */
+    private static void endChain(PowerFlowExecutor ex, Delegate d, Recorder rec) {
+        if (rec != null) {
+            rec.flush(ex.controller, ex.completed);
+            rec.release();
+        }
+        ex.running.decrement();
+        d.releaseSlot();
+        ex.jobDone();
+    }
+
+    /**
+     * Runs the task itself, timed and accounted, its times recorded and its completion counted in
+     * {@code rec} if non-null or else in the shared histograms and counters; the slot and
+     * in-flight count are the caller's. {@code start} is a fresh reading of the ticker (for a
+     * chained task, the previous task's end: the time between them, normally a few hundred
+     * nanoseconds, more if the poll waited for a descheduled producer or skipped cancelled tasks,
+     * counts as this task's run time rather than its wait).
+     *
+     * @return the ticker reading at the task's end, ns
+     */
+    private long runTask(PowerFlowExecutor ex, Delegate d, Recorder rec, long start) {
+        Thread t = Thread.currentThread();
+        d.running(this, t);
+        if (ex.state >= PowerFlowExecutor.STOP && !t.isInterrupted()) {
+            t.interrupt(); // as a ThreadPoolExecutor worker: a stopping pool's tasks see it
+        }
+        (rec != null ? rec.wait : ex.queueWait).recordNanos(Math.max(0L, start - enqueuedAt));
+        boolean threw = true;
+        long end = start;
+        try {
+            task.run();
+            threw = false;
+        } finally {
+            end = ex.ticker.read();
+            long ran = Math.max(0L, end - start);
+            if (rec != null) {
+                rec.run.recordNanos(ran);
+                rec.recorded++;
+            } else {
+                ex.controller.recordNanos(ran);
+            }
+            d.ran(this);
+            if (threw) {
+                ex.failed.increment();
+            } else if (classify(ex)) {
+                if (rec != null) {
+                    rec.completed++;
+                } else {
+                    ex.completed.increment();
+                }
+            }
+        }
+        return end;
+    }
+
+    /** Counts a failed or cancelled Future's outcome; true if the task completed normally. */
+    private boolean classify(PowerFlowExecutor ex) {
+        if (task instanceof Future<?> f) {
+            Future.State s;
+            try {
+                s = f.state();
+            } catch (RuntimeException e) {
+                s = Future.State.SUCCESS;
+            }
+            switch (s) {
+                case FAILED -> ex.failed.increment();
+                case CANCELLED -> ex.cancelled.increment();
+                default -> {
+                    return true;
+                }
+            }
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * The worker-side fast path, for a worker that has just finished a task and still holds its
+     * slot and in-flight count: the next queued task, admitted, if the limiter admits one now and
+     * nothing stands in the way; otherwise null, and the worker gives its slot back. It stands
+     * back while the dispatcher holds a task (pacing is the dispatcher's: the task it holds is
+     * older), when the slot limit was lowered below the slots in use, and once the executor or a
+     * caller's pool is stopping. {@code now} is the finished task's end time, which serves as the
+     * admission instant (one clock read less per task).
+     */
+    private static Job nextJob(PowerFlowExecutor ex, Delegate d, long now) {
+        if (ex.state >= PowerFlowExecutor.STOP || ex.held != null || d.overLimit() || d.stopping()) {
+            return null;
+        }
+        for (;;) {
+            // Work is waiting: catch up. The caller counts the admission (see run()).
+            Runnable r = LOOP.pollAdmitted(ex.controller, Dispatcher.catchUpNanos(ex.controller.rate()), now);
+            if (r == null) {
+                return null;
+            }
+            Job job = r instanceof Job j && j.owner == ex ? j : new Job(ex, r, now);
+            if (!job.isCancelled()) {
+                return job;
+            }
+            LOOP.refundAdmission(ex.controller); // a cancelled task is skipped without admission
+            ex.cancelled.increment();
+        }
+    }
+
+    /**
+     * {@link #nextJob}, or null if it threw (a refund reading a clock that moved backwards, say):
+     * the chain then ends as if the queue were empty, so the slot, the in-flight count and the
+     * recorder are given back, and the failure is counted and logged. Nothing is lost: a job is
+     * returned only once it is admitted and polled, and the throwing steps come before that.
+     */
+    private static Job nextJobOrEnd(PowerFlowExecutor ex, Delegate d, long now) {
+        try {
+            return nextJob(ex, d, now);
+        } catch (RuntimeException | Error e) {
+            ex.internalFailures.incrementAndGet();
+            LOG.log(Level.WARNING, ex.name() + ": taking the next task failed; the dispatcher takes over", e);
+            return null;
+        }
+    }
+}

@@ -1,0 +1,123 @@
+package io.github.performancehelpers;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import io.github.performancehelpers.internal.Access;
+import io.github.performancehelpers.loop.PowerFlowController;
+import io.github.performancehelpers.loop.PowerHistogram;
+
+/**
+ * The per-thread recorders of a {@link PowerFlowExecutor} on a {@code ThreadPoolExecutor} whose
+ * threads run chains of tasks: a pool thread claims one {@link Recorder} for the length of a chain,
+ * records the chain's run times and queue waits in it without contention, and counts the chain's
+ * admissions, completions and recorded latencies in it; the tick and {@code stats()} move what the
+ * recorders hold into the shared histograms before they read them ({@link #drain}).
+ *
+ * <p>Why: with every worker recording each task into the shared histograms (a phaser, a bucket
+ * and a sum, each an atomic operation on a cache line all workers write), short tasks spent much
+ * of their time contending on those lines (see benchmarks/executor.md, section "What changed: the
+ * fast paths"). A claimed recorder has one writer, so a record is a few plain stores
+ * ({@link PowerHistogram.Builder#singleWriter}).
+ *
+ * <p><b>Thread safety.</b> {@link #claim()} and {@link #drain} may be called from any thread; a
+ * claimed recorder is written only by its claimer. The claim (a CAS) and the release (a volatile
+ * write) order one chain's records before the next claimer's, as the single-writer contract asks.
+ */
+final class Recorders {
+
+    private static final Access.ControllerAccess LOOP = Access.controller();
+
+    /** The most recorders an executor keeps (each is two histograms, about 48 KiB). */
+    static final int MAX_RECORDERS = 16;
+
+    /** A chain adds its recorder's counts to the shared counters at least this often (tasks). */
+    static final int COUNT_FLUSH_EVERY = 64;
+
+    private final Recorder[] recorders;
+
+    /**
+     * @param maxConcurrency   the most pool threads that run at once
+     * @param relativeAccuracy the histograms' relative accuracy
+     */
+    Recorders(int maxConcurrency, double relativeAccuracy) {
+        // One per thread that can run at once; more pool threads than that only take turns.
+        int n = Math.min(maxConcurrency, Math.max(2, 2 * Runtime.getRuntime().availableProcessors()));
+        this.recorders = new Recorder[Math.min(n, MAX_RECORDERS)];
+        for (int i = 0; i < recorders.length; i++) {
+            recorders[i] = new Recorder(relativeAccuracy);
+        }
+    }
+
+    /**
+     * A free recorder, claimed by the calling thread; null if there is none (the chain then
+     * records into the shared histograms and counters).
+     */
+    Recorder claim() {
+        Recorder[] rs = recorders;
+        int start = (int) (Thread.currentThread().threadId() % rs.length);
+        for (int k = 0; k < rs.length; k++) {
+            Recorder r = rs[(start + k) % rs.length];
+            if (!r.claimed.get() && r.claimed.compareAndSet(false, true)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Moves what the recorders hold into the shared histograms the loop and {@code stats()} read;
+     * each sample lands in exactly one window.
+     */
+    void drain(PowerHistogram latency, PowerHistogram queueWait) {
+        for (Recorder r : recorders) {
+            // No emptiness check first: count() takes a whole snapshot itself, and merging an
+            // empty one returns at once.
+            latency.merge(r.run.snapshotAndReset());
+            queueWait.merge(r.wait.snapshotAndReset());
+        }
+    }
+
+    /**
+     * A pool thread's own pair of single-writer histograms (run time and queue wait) and counts,
+     * claimed for the length of a chain of tasks.
+     */
+    static final class Recorder {
+        final PowerHistogram run;
+        final PowerHistogram wait;
+        final AtomicBoolean claimed = new AtomicBoolean();
+        /** Counts of the claiming chain not yet added to the shared counters (owner-only, plain). */
+        int admitted;
+        int completed;
+        int recorded;
+
+        Recorder(double relativeAccuracy) {
+            this.run = PowerHistogram.builder().relativeAccuracy(relativeAccuracy).singleWriter(true).build();
+            this.wait = PowerHistogram.builder().relativeAccuracy(relativeAccuracy).singleWriter(true).build();
+        }
+
+        /**
+         * Adds the counts to the shared counters: every {@link #COUNT_FLUSH_EVERY} tasks of a chain
+         * and when the chain ends, so a running chain's counts lag by at most that many tasks and
+         * an ended one's not at all. Only the claiming thread calls this.
+         */
+        void flush(PowerFlowController<?> controller, LongAdder completedTasks) {
+            if (admitted != 0) {
+                LOOP.countAdmitted(controller, admitted);
+                admitted = 0;
+            }
+            if (recorded != 0) {
+                LOOP.countRecorded(controller, recorded);
+                recorded = 0;
+            }
+            if (completed != 0) {
+                completedTasks.add(completed);
+                completed = 0;
+            }
+        }
+
+        /** Gives the recorder back; the next claimer sees everything written before. */
+        void release() {
+            claimed.set(false);
+        }
+    }
+}

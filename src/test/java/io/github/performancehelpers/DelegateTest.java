@@ -1,0 +1,125 @@
+package io.github.performancehelpers;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** The delegate seam: one kind per delegate, and what each kind does with slots and sizes. */
+class DelegateTest {
+
+    private static ThreadPoolExecutor pool(int size) {
+        return new ThreadPoolExecutor(size, size, 1, TimeUnit.MINUTES, new LinkedBlockingQueue<>());
+    }
+
+    /** The default is virtual threads, a ThreadPoolExecutor a pool, anything else plain. */
+    @Test
+    void ofChoosesTheKind() throws Exception {
+        assertInstanceOf(Delegate.VirtualThreads.class, Delegate.of(null, null, "d", true, 1, 10, 0.01));
+        ThreadPoolExecutor tpe = pool(1);
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            assertInstanceOf(Delegate.Pool.class, Delegate.of(tpe, null, "d", true, 1, 10, 0.01));
+            assertInstanceOf(Delegate.Plain.class, Delegate.of(other, null, "d", true, 1, 10, 0.01));
+        } finally {
+            tpe.shutdownNow();
+            other.shutdownNow();
+        }
+    }
+
+    /** The default delegate's slots are its size; a resize moves them, and chains are on unless told. */
+    @Test
+    void virtualThreadsHaveOneSlotPerUnitOfSize() {
+        Delegate d = Delegate.of(null, null, "d", true, 2, 10, 0.01);
+        assertTrue(d.chains);
+        assertEquals(2, d.poolSize());
+        assertTrue(d.tryAcquireSlot());
+        assertFalse(d.full());
+        assertTrue(d.tryAcquireSlot());
+        assertTrue(d.full());
+        assertFalse(d.tryAcquireSlot());
+        d.resize(3);
+        assertEquals(3, d.poolSize());
+        assertTrue(d.tryAcquireSlot());
+        d.resize(1);
+        assertTrue(d.overLimit());
+        d.releaseSlot();
+        d.releaseSlot();
+        assertFalse(d.overLimit());
+        assertNull(d.recorders());
+        assertFalse(Delegate.of(null, null, "d", false, 1, 10, 0.01).chains);
+    }
+
+    /** A pool is resized in the order that never throws, growing and shrinking. */
+    @Test
+    void aPoolIsResizedBothWays() {
+        ThreadPoolExecutor tpe = pool(2);
+        try {
+            Delegate d = Delegate.of(tpe, null, "d", true, 2, 10, 0.01);
+            d.resize(5);
+            assertEquals(5, tpe.getCorePoolSize());
+            assertEquals(5, tpe.getMaximumPoolSize());
+            d.resize(1);
+            assertEquals(1, tpe.getCorePoolSize());
+            assertEquals(1, tpe.getMaximumPoolSize());
+            assertEquals(1, d.poolSize());
+            assertNotNull(d.recorders());
+        } finally {
+            tpe.shutdownNow();
+        }
+    }
+
+    /** Without chains (a global limiter) a pool keeps POOL_IN_FLIGHT_FACTOR tasks in flight per thread. */
+    @Test
+    void aPoolWithoutChainsHasTwoSlotsPerThread() {
+        ThreadPoolExecutor tpe = pool(2);
+        try {
+            Delegate d = Delegate.of(tpe, null, "d", false, 2, 10, 0.01);
+            assertFalse(d.chains);
+            assertNull(d.recorders());
+            assertEquals(2, d.poolSize());
+            for (int i = 0; i < 2 * Delegate.Pool.POOL_IN_FLIGHT_FACTOR; i++) {
+                assertTrue(d.tryAcquireSlot());
+            }
+            assertFalse(d.tryAcquireSlot());
+        } finally {
+            tpe.shutdownNow();
+        }
+    }
+
+    /** Another executor is neither sized nor bounded, and never chains. */
+    @Test
+    void aPlainDelegateIsNotSized() {
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            Delegate d = Delegate.of(other, null, "d", true, 7, 10, 0.01);
+            assertEquals(-1, d.poolSize());
+            assertFalse(d.chains);
+            assertFalse(d.full());
+            for (int i = 0; i < 100; i++) {
+                assertTrue(d.tryAcquireSlot());
+            }
+            d.resize(3);
+            assertEquals(-1, d.poolSize());
+        } finally {
+            other.shutdownNow();
+        }
+    }
+
+    /** The default sizer's ceiling: a pool's maximum size, capped; otherwise the cap. */
+    @Test
+    void theDefaultCeilingFollowsAPoolsMaximum() {
+        ThreadPoolExecutor tpe = pool(3);
+        try {
+            assertEquals(3, Delegate.defaultMaxConcurrency(tpe, 10));
+            assertEquals(2, Delegate.defaultMaxConcurrency(tpe, 2));
+            assertEquals(10, Delegate.defaultMaxConcurrency(null, 10));
+        } finally {
+            tpe.shutdownNow();
+        }
+    }
+}
