@@ -131,92 +131,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
 
     static {
         // The executor's hooks, for the executor in another package (see Access).
-        Access.register(new Access.ControllerAccess() {
-            @Override
-            public void awaitWork(PowerFlowController<?> c) throws InterruptedException {
-                c.awaitWork();
-            }
-
-            @Override
-            public <T> T pollAdmitted(PowerFlowController<T> c, long maxCatchUpNanos, long now) {
-                return c.pollAdmitted(maxCatchUpNanos, now);
-            }
-
-            @Override
-            public void countAdmitted(PowerFlowController<?> c, long n) {
-                c.countAdmitted(n);
-            }
-
-            @Override
-            public void refundAdmission(PowerFlowController<?> c) {
-                c.refundAdmission();
-            }
-
-            @Override
-            public void countRecorded(PowerFlowController<?> c, long n) {
-                c.countRecorded(n);
-            }
-
-            @Override
-            public boolean tryAdmitDirect(PowerFlowController<?> c) {
-                return c.tryAdmitDirect();
-            }
-
-            @Override
-            public void unadmitDirect(PowerFlowController<?> c) {
-                c.unadmitDirect();
-            }
-
-            @Override
-            public boolean tryAdmitHeld(PowerFlowController<?> c, long maxCatchUpNanos) {
-                return c.tryAdmitHeld(maxCatchUpNanos);
-            }
-
-            @Override
-            public long admitWaitNanos(PowerFlowController<?> c) {
-                return c.admitWaitNanos();
-            }
-
-            @Override
-            public void noteStall(PowerFlowController<?> c, long nanos) {
-                c.noteStall(nanos);
-            }
-
-            @Override
-            public void flushDropEvent(PowerFlowController<?> c) {
-                c.flushDropEvent();
-            }
-
-            @Override
-            public boolean loopSaturated(PowerFlowController<?> c) {
-                return c.loopSaturated();
-            }
-
-            @Override
-            public long submittedCount(PowerFlowController<?> c) {
-                return c.submittedCount();
-            }
-
-            @Override
-            public long admittedCount(PowerFlowController<?> c) {
-                return c.admittedCount();
-            }
-
-            @Override
-            public long observationCount(PowerFlowController<?> c) {
-                return c.observationCount();
-            }
-
-            @Override
-            public long pausesExcused(PowerFlowController<?> c) {
-                return c.pausesExcused();
-            }
-
-            @Override
-            public boolean kneeTrimming(PowerFlowController<?> c) {
-                return c.kneeTrimming();
-            }
-        });
+        Access.register(new ControllerHooks());
     }
 
     private static final System.Logger LOG = System.getLogger(PowerFlowController.class.getName());
@@ -245,10 +160,11 @@ public final class PowerFlowController<T> implements AutoCloseable {
     private final RateLimiter globalLimiter;
     private final PowerQueue<T> queue;
     private final PowerHistogram latency;
+    /** The servo the builder's gains configure; the PI law steps it. */
     private final PowerServo servo;
     private final ControlLaw controlLaw;
-    /** The knee-aware law's state; null under the PI law. Touched only under loopLock. */
-    private final KneeAwareLaw kneeLaw;
+    /** The one control law; stepped and reset only under loopLock. */
+    private final RateLaw law;
     /** Ticker reading at the last observation (or construction, or reset). Under loopLock. */
     private long lastObserveNanos;
     /** Items offered (submitted plus refused) up to the previous observe(); guarded by loopLock. */
@@ -294,8 +210,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
                 .setpoint(b.targetP99).min(b.minRate).max(b.maxRate).dt(b.dt)
                 .build();
         this.controlLaw = b.controlLaw;
-        this.kneeLaw = b.controlLaw == ControlLaw.KNEE_AWARE
-                ? new KneeAwareLaw(b.targetP99, b.quantile, b.minRate, b.maxRate) : null;
+        this.law = Objects.requireNonNull(
+                b.controlLaw.create(new RateLaw.Setup(b.targetP99, b.quantile, b.minRate, b.maxRate, servo)),
+                "the control law created null");
         this.lastObserveNanos = b.ticker.read();
         this.rate = b.rate;
         this.name = b.name != null ? b.name : "power-flow-controller-" + CONTROLLER_NUMBER.incrementAndGet();
@@ -442,16 +359,12 @@ public final class PowerFlowController<T> implements AutoCloseable {
             long elapsed = now - lastObserveNanos;
             lastObserveNanos = now;
             previous = rate;
-            if (kneeLaw == null) {
-                next = servo.step(measured, dt);
-            } else {
-                // A clock that did not move (a test's fake ticker) counts as one second.
-                double seconds = elapsed > 0 ? elapsed / 1e9 : 1.0;
-                next = kneeLaw.step(window, previous, seconds, demand, stall / 1e6);
-            }
+            // A clock that did not move (a test's fake ticker) counts as one second.
+            double seconds = elapsed > 0 ? elapsed / 1e9 : 1.0;
+            next = law.step(new RateLaw.Window(window, measured, previous, dt, seconds, demand, stall / 1e6));
             observations.incrementAndGet();
-            FlowEvents.observation(name, measured, targetP99 - measured, next, previous, loopSaturated(next), dt,
-                    stall / 1e6, kneeLaw != null && kneeLaw.lastExcused());
+            FlowEvents.observation(name, measured, targetP99 - measured, next, previous, law.saturated(next), dt,
+                    stall / 1e6, law.excusedLast());
             if (next == previous) {
                 return next;
             }
@@ -527,9 +440,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
             stallNanos.set(0);
             lastObservedP99 = Double.NaN;
             servo.reset();
-            if (kneeLaw != null) {
-                kneeLaw.reset();
-            }
+            law.reset();
             lastObserveNanos = ticker.read();
             limiter.reset();
             double previous = rate;
@@ -753,11 +664,11 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * @return the statistics
      */
     public Stats stats() {
-        return new Stats(rate, minRate, maxRate, targetP99, quantile, queue.size(), queue.capacity(),
-                submittedCount(), admittedCount(), recordedCount(), queue.dropped(), observationCount(),
-                observedQuantile(latency.snapshot(), quantile), loopSaturated(rate), controlLaw,
-                kneeLaw == null ? Double.NaN : kneeLaw.smoothed(),
-                kneeLaw == null ? Double.NaN : kneeLaw.capacity(), pausesExcused());
+        double r = rate;
+        return new Stats(new Stats.Settings(minRate, maxRate, targetP99, quantile, queue.capacity()),
+                new Stats.Counts(submittedCount(), admittedCount(), recordedCount(), queue.dropped(), observationCount()),
+                r, queue.size(), observedQuantile(latency.snapshot(), quantile), loopSaturated(r), controlLaw,
+                law.stats());
     }
 
     // ---------------------------------------------------------------- executor hooks
@@ -813,7 +724,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * step; under the knee-aware law, {@code r} is on {@code minRate} or {@code maxRate}.
      */
     boolean loopSaturated(double r) {
-        return kneeLaw == null ? servo.saturated() : r <= minRate || r >= maxRate;
+        return law.saturated(r);
     }
 
     /**
@@ -821,7 +732,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * block of windows); false under the PI law. Read without the loop's lock: for tests.
      */
     boolean kneeTrimming() {
-        return kneeLaw != null && kneeLaw.trimming();
+        return law.stats().trimming();
     }
 
     /** Same as {@link #loopSaturated(double)} for the rate in force. */
@@ -846,7 +757,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
 
     /** Pauses of the process that excused a window under the knee-aware law; 0 under the PI law. */
     long pausesExcused() {
-        return kneeLaw == null ? 0 : kneeLaw.pausesExcused();
+        return law.stats().pausesExcused();
     }
 
     long observationCount() {
@@ -926,174 +837,156 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     /**
-     * The loop's statistics.
+     * The loop's statistics, built from parts: the configuration ({@link Settings}), the
+     * monotonic counters ({@link Counts}), the state of the moment, and the numbers the control
+     * law owns ({@link RateLaw.Stats}). Every number also has an accessor here.
      *
-     * @param rate          the rate in force, operations per second
-     * @param minRate       the floor of the adaptive rate
-     * @param maxRate       the ceiling of the adaptive rate
-     * @param targetP99     the latency setpoint, milliseconds
-     * @param quantile      the quantile that drives the loop
-     * @param depth         queued items
-     * @param queueCapacity the bound on the queue
-     * @param submitted     items accepted into the queue (by {@link #submit}, or offered to
-     *                      {@link #queue()} directly)
-     * @param admitted      items handed out by admission
-     * @param recorded      latency samples recorded
-     * @param dropped       submissions refused because the queue was full
-     * @param observations  observations that stepped the servo
-     * @param p99           the driving quantile of the current partial window, milliseconds;
-     *                      {@link Double#NaN} when the window is empty
-     * @param saturated     whether the loop's output is pinned at {@code minRate} or
-     *                      {@code maxRate}
-     * @param controlLaw    the control law ({@link Builder#controlLaw(ControlLaw)})
-     * @param smoothedP99   under {@link ControlLaw#KNEE_AWARE}, the smoothed reading the last
-     *                      observation acted on (the quantile of up to the last three windows
-     *                      merged; up to thirty while the reading is sparse; while the law
-     *                      trims, the rate moves on a block's reading instead), milliseconds;
-     *                      {@link Double#NaN} before the first observation and under
-     *                      {@link ControlLaw#PI}
-     * @param capacityEstimate under {@link ControlLaw#KNEE_AWARE}, the downstream's capacity as
-     *                      the law estimates it (the completions per second of the last saturated
-     *                      window, corrected as {@link ControlLaw#KNEE_AWARE} describes), per
-     *                      second; {@link Double#POSITIVE_INFINITY} before any; {@link Double#NaN} under
-     *                      {@link ControlLaw#PI}
-     * @param pausesExcused under {@link ControlLaw#KNEE_AWARE}, the pauses of the process (noted
-     *                      by {@link PowerFlowExecutor}) that excused a window from the law, since
-     *                      construction (see {@link ControlLaw#KNEE_AWARE}, "Pauses"); 0 under
-     *                      {@link ControlLaw#PI} and for a controller no executor drives
+     * @param settings   the bounds, setpoint, quantile and queue bound
+     * @param counts     the monotonic counters since construction
+     * @param rate       the rate in force, operations per second
+     * @param depth      queued items
+     * @param p99        the driving quantile of the current partial window, milliseconds;
+     *                   {@link Double#NaN} when the window is empty
+     * @param saturated  whether the loop's output is pinned at {@code minRate} or {@code maxRate}
+     *                   ({@link RateLaw#saturated(double)})
+     * @param controlLaw the control law ({@link Builder#controlLaw(ControlLaw)})
+     * @param law        the numbers the control law owns ({@link RateLaw#stats()})
      */
-    public record Stats(double rate, double minRate, double maxRate, double targetP99, double quantile,
-            int depth, int queueCapacity, long submitted, long admitted, long recorded, long dropped,
-            long observations, double p99, boolean saturated, ControlLaw controlLaw, double smoothedP99,
-            double capacityEstimate, long pausesExcused) {
+    public record Stats(Settings settings, Counts counts, double rate, int depth, double p99, boolean saturated,
+            ControlLaw controlLaw, RateLaw.Stats law) {
+
+        /**
+         * The loop's configuration.
+         *
+         * @param minRate       the floor of the adaptive rate, operations per second
+         * @param maxRate       the ceiling of the adaptive rate, operations per second
+         * @param targetP99     the latency setpoint, milliseconds
+         * @param quantile      the quantile that drives the loop
+         * @param queueCapacity the bound on the queue
+         */
+        public record Settings(double minRate, double maxRate, double targetP99, double quantile, int queueCapacity) {
+        }
+
+        /**
+         * The loop's monotonic counters, since construction ({@link #reset()} keeps them).
+         *
+         * @param submitted    items accepted into the queue (by {@link #submit}, or offered to
+         *                     {@link #queue()} directly, or handed off directly by an executor)
+         * @param admitted     items handed out by admission
+         * @param recorded     latency samples recorded
+         * @param dropped      submissions refused because the queue was full
+         * @param observations observations that stepped the control law
+         */
+        public record Counts(long submitted, long admitted, long recorded, long dropped, long observations) {
+        }
+
+        /** {@return the floor of the adaptive rate, operations per second} */
+        public double minRate() {
+            return settings.minRate();
+        }
+
+        /** {@return the ceiling of the adaptive rate, operations per second} */
+        public double maxRate() {
+            return settings.maxRate();
+        }
+
+        /** {@return the latency setpoint, milliseconds} */
+        public double targetP99() {
+            return settings.targetP99();
+        }
+
+        /** {@return the quantile that drives the loop} */
+        public double quantile() {
+            return settings.quantile();
+        }
+
+        /** {@return the bound on the queue} */
+        public int queueCapacity() {
+            return settings.queueCapacity();
+        }
+
+        /** {@return the items accepted into the queue or handed off directly} */
+        public long submitted() {
+            return counts.submitted();
+        }
+
+        /** {@return the items handed out by admission} */
+        public long admitted() {
+            return counts.admitted();
+        }
+
+        /** {@return the latency samples recorded} */
+        public long recorded() {
+            return counts.recorded();
+        }
+
+        /** {@return the submissions refused because the queue was full} */
+        public long dropped() {
+            return counts.dropped();
+        }
+
+        /** {@return the observations that stepped the control law} */
+        public long observations() {
+            return counts.observations();
+        }
+
+        /**
+         * {@return the law's smoothed reading of the last observation, milliseconds}
+         * {@link Double#NaN} before the first observation and for a law without one (the PI law);
+         * see {@link KneeAwareLaw#stats()}.
+         */
+        public double smoothedP99() {
+            return law.smoothedP99();
+        }
+
+        /**
+         * {@return the downstream's capacity as the law estimates it, per second}
+         * {@link Double#POSITIVE_INFINITY} before any estimate under the knee-aware law;
+         * {@link Double#NaN} for a law without one (the PI law); see {@link KneeAwareLaw#stats()}.
+         */
+        public double capacityEstimate() {
+            return law.capacityEstimate();
+        }
+
+        /**
+         * {@return the pauses of the process that excused a window, since construction}
+         * Pauses are noted by a {@code PowerFlowExecutor}, and excused by the knee-aware law (see
+         * {@link KneeAwareLaw}, "Pauses"); 0 under the PI law and for a controller no executor
+         * drives.
+         */
+        public long pausesExcused() {
+            return law.pausesExcused();
+        }
     }
 
     /**
-     * The law that turns each observation into the next rate. {@link #PI} is the default of
-     * {@link PowerFlowController#builder()}; {@link PowerFlowExecutor#builder()} and
-     * {@link PowerExecutors} default to {@link #KNEE_AWARE}.
+     * Selects the control law of a controller: creates its {@link RateLaw} from the controller's
+     * {@link RateLaw.Setup}, once per controller. {@link #PI} is the default of
+     * {@link PowerFlowController#builder()}; {@code PowerFlowExecutor.builder()} and
+     * {@code PowerExecutors} default to {@link #KNEE_AWARE}. A new law is selected with its
+     * constructor, {@code controlLaw(MyLaw::new)}.
+     *
+     * <p><b>Thread safety.</b> {@link #create(RateLaw.Setup)} may be called from any thread; the
+     * two constants are immutable.
      *
      * @since 0.1.0
      */
-    public enum ControlLaw {
-        /**
-         * The {@link PowerServo} PI(D) law on the window's quantile:
-         * {@code rate = clamp(kp × error + ki × integral + derivative, minRate, maxRate)},
-         * {@code error = targetP99 − p99}, with the gains and {@code dt} of the builder. Its
-         * steps are absolute (tasks per second per millisecond of error), so its gains fit one
-         * plant's scale; on a downstream whose p99 is flat up to a knee and then rises steeply
-         * it cycles (see the knee-aware law).
-         */
-        PI,
+    @FunctionalInterface
+    public interface ControlLaw {
+
+        /** The PI(D) law on the controller's servo: {@link PiLaw}. */
+        ControlLaw PI = PiLaw.CONTROL_LAW;
+
+        /** The knee-aware law, relative steps scheduled on the measured capacity: {@link KneeAwareLaw}. */
+        ControlLaw KNEE_AWARE = KneeAwareLaw.CONTROL_LAW;
 
         /**
-         * Multiplicative steps scheduled on the headroom under the target and on the
-         * downstream's measured capacity. The gains, {@code kd}, {@code derivativeFilter} and
-         * {@code dt} are not used; {@link PowerFlowController#servo()} is not stepped. Each
-         * observation of a non-empty window, with {@code r} the rate in force:
-         * <ol>
-         * <li><b>Smoothing.</b> {@code m} is the driving quantile (read as "Reading the quantile"
-         *     says) of this window merged with up to the two before it, since the last
-         *     observation over the target (a decrease or a hold) or the start of trimming (while
-         *     trimming, a window over the target drops none): about three times the samples
-         *     of one window, so a window's 2nd-largest sample does not decide alone.
-         *     {@link #lastObservedP99()} is still the one window's reading. The reading is
-         *     <em>sparse</em> when three windows at {@code r} hold fewer than {@code 3 / (1 − q)}
-         *     samples (300 for the p99: under 100/s with one-second windows; never for
-         *     {@code q = 1}): it then keeps up to 30 windows until they hold that many.</li>
-         * <li><b>Capacity.</b> A window is <em>loaded</em> when items were offered during it
-         *     ({@link #submit} accepted or refused, or handed off directly) at {@code 0.9 × r} per
-         *     second or more: the rate, not the demand, decided what was admitted. A loaded window
-         *     is <em>saturated</em> when {@code m > targetP99} and its completions per second
-         *     are below {@code 0.9 × r}: the downstream did less than was admitted, so that
-         *     completion rate is its capacity {@code C} ({@code +∞} before one). Per second means
-         *     over the ticker time since the previous {@link #observe} call (one second if the
-         *     ticker did not move). Three readings correct {@code C} in between (and trimming,
-         *     below): a loaded window of half a second or more that completes more than {@code C}
-         *     per second raises it to that, for the downstream did that much (a pause of the
-         *     machine makes a window saturated and measures the pause; the backlog it left drains
-         *     above {@code C} in the next window); a loaded window more than 1.5 × the target
-         *     over that the downstream kept up with (not saturated, {@code m} not falling, not
-         *     sparse with too few samples) bounds it, {@code C = min(C, r)}, for the knee is below
-         *     {@code r} (a saturated window that straddled a drop in capacity measures part of
-         *     the old one; a window just over the target is as likely noise, and bounding on it
-         *     would ratchet the rate down when the target is close to the service time's own
-         *     p99); and a window at or under the target at {@code r > C} raises it,
-         *     {@code C = r}, for the downstream now does more, so the climb there stays the slow
-         *     one. A window that is not loaded (demand below the rate) neither measures nor
-         *     bounds the capacity, nor raises it by its completions.</li>
-         * <li><b>Decrease</b> ({@code m > targetP99}; while trimming, only as its item says),
-         *     then the merged windows are dropped (after a hold too, except the sparse one):
-         *     <ul>
-         *     <li>sparse, not saturated, and fewer than {@code 3 / (1 − q)} samples in fewer than
-         *         30 merged windows: hold
-         *         ({@code r' = r}), no capacity bound, and the windows are kept: such a reading is
-         *         the largest sample or next to it, and one slow call (the service time's tail, a
-         *         pause of the machine) puts it over the target at any rate;</li>
-         *     <li>saturated: {@code r' = max(0.5 × r, min(r × targetP99 / m, 0.85 × C))}: to just
-         *         under the measured capacity;</li>
-         *     <li>not saturated and {@code m} lower than the previous observation's: hold
-         *         ({@code r' = r}), a backlog draining at a rate the downstream keeps up
-         *         with;</li>
-         *     <li>otherwise: {@code r' = r × max(0.5, targetP99 / m)}.</li>
-         *     </ul>
-         *     At most half per observation, so one spike does not throw the rate to the
-         *     floor.</li>
-         * <li><b>Increase</b> ({@code m ≤ targetP99}; not while trimming): headroom
-         *     {@code h = min(1, (targetP99 − m) / (0.25 × targetP99))}, full while the reading is
-         *     25 % or more under the target, shrinking linearly to 0 at the target. Near the
-         *     knee, {@code 0.85 × C ≤ r ≤ C / 0.85}, {@code r' = r × (1 + 0.02 × h)}; elsewhere
-         *     {@code r' = r × (1 + 0.3 × h)}, but not past {@code 0.85 × C} from below.</li>
-         * <li><b>Trimming.</b> When a reading over the target (up to {@code 2 × targetP99}, not
-         *     saturated, not sparse) comes right after an increase, with {@code r} near the knee
-         *     ({@code 0.85 × C ≤ r ≤ C / 0.85}), the slow climb has reached the target, and the
-         *     law trims instead of cutting: {@code r' = r × s(m)}, with the step
-         *     {@code s(x) = (0.95 × targetP99 / x)^(1/6)} bounded to {@code [0.85, 1.03]}. From
-         *     then the rate moves once per block of 10 windows (more while the block holds fewer
-         *     than {@code 10 / (1 − q)} samples, at most 60), by {@code s} of the block's
-         *     reading; between block ends it holds. A block at or under the target that takes
-         *     {@code r'} above {@code C} raises {@code C} to {@code r'}. Trimming ends, and the
-         *     steps above apply to the window, on a reading over the target from a saturated
-         *     window, or on one over {@code 2 × targetP99} (unless sparse with too few samples,
-         *     as in the first decrease above): the downstream changed. It ends too, after the
-         *     block's step, on a block reading under {@code 0.75 × targetP99} (the downstream
-         *     does more) and on the sixth block in a row that stepped up (near the floor of the
-         *     service time's own p99 a block's reading hardly moves with the rate, and trimming
-         *     that began far under the knee, the capacity estimate taken low by a stall or a
-         *     spike, would climb 3 % a block); the climb resumes until it next reads over the
-         *     target. Why: one reading of three windows is noisy near the knee (a slow second of
-         *     the downstream or of the machine puts it over), and cutting on each and climbing
-         *     back left a settled minute outside ±10 % of the target three times in ten; a block
-         *     of ten windows holds a thousand samples or more, and the step assumes the p99 moves
-         *     six times as much as the rate there. The aim, 95 % of the target, is because a
-         *     minute's p99 at a steady rate scatters more above its middle than below.</li>
-         * <li><b>Pauses.</b> A window in which a pause of the process of at least
-         *     {@code max(0.5 × targetP99, 50 ms)} ended, and the window after it, are excused:
-         *     {@code r' = r}, and neither is merged into a reading or a trim block, nor
-         *     measures, bounds or raises {@code C}. A pause is what a {@link PowerFlowExecutor}'s
-         *     dispatcher sees when it wakes that much later than it asked to, with a task
-         *     waiting for admission (a collector's pause, the machine descheduling the process, a
-         *     CPU kept busy by other work); a bare controller sees none. Every call in flight
-         *     then ends that much later, whatever the rate, and cutting on it (half, with the
-         *     capacity bounded or measured low) cost a minute or more of climbing back. A pause
-         *     within 10 windows after an excused one is read like any other latency: pauses
-         *     that frequent may be the load's own doing. Each excusing pause counts in
-         *     {@link Stats#pausesExcused()} (metric {@code power.flow.pauses.excused}, MXBean
-         *     attribute {@code PausesExcused}); each window's {@code Observation} JFR event
-         *     carries the pause noted in it and whether it was excused.</li>
-         * <li>{@code r'} is clamped into {@code [minRate, maxRate]}.</li>
-         * </ol>
-         * <p>Why: a queueing downstream's p99 stays near the service time's own p99 up to
-         * 85-90 % utilisation, then rises steeply; the latency error alone cannot tell "far
-         * below the knee" from "just under it". The capacity a saturated window measures can:
-         * the law climbs by 30 % per observation to 85 % of it, then by at most 2 %. Every
-         * step is relative to the rate in force, so the law needs no gains fitted to the
-         * plant's scale, and the climb back from a deep cut takes observations, not minutes.
-         * On {@code ClosedLoopBench}'s simulated downstream it holds the p99 nearer the target
-         * than the PI law with more goodput; see {@code benchmarks/closedloop.md} for the
-         * figures and for what it does not reach.
+         * Creates the law for one controller.
+         *
+         * @param setup the controller's setpoint, bounds and servo
+         * @return a new law, not null
          */
-        KNEE_AWARE
+        RateLaw create(RateLaw.Setup setup);
     }
 
     /**
