@@ -209,9 +209,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
                 .kp(b.kp).ki(b.ki).kd(b.kd).derivativeFilter(b.derivativeFilter)
                 .setpoint(b.targetP99).min(b.minRate).max(b.maxRate).dt(b.dt)
                 .build();
-        this.controlLaw = b.controlLaw;
+        this.controlLaw = b.resolvedControlLaw();
         this.law = Objects.requireNonNull(
-                b.controlLaw.create(new RateLaw.Setup(b.targetP99, b.quantile, b.minRate, b.maxRate, servo)),
+                controlLaw.create(new RateLaw.Setup(b.targetP99, b.quantile, b.minRate, b.maxRate, servo)),
                 "the control law created null");
         this.lastObserveNanos = b.ticker.read();
         this.rate = b.rate;
@@ -990,32 +990,18 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     /**
-     * Builds a {@link PowerFlowController}. Every option has the original library's default except
-     * the two required ones, {@code rate} and {@code minRate}. Values are validated when set and
-     * again, across fields, in {@link #build()}.
+     * Builds a {@link PowerFlowController}: the loop's options ({@link FlowOptions}), with the
+     * control law {@link ControlLaw#PI} unless {@link #controlLaw(ControlLaw)} selects another,
+     * and the controller's own (its name, publication, {@code dt} and rate-change listener).
+     * Values are validated when set and again, across fields, in {@link #build()}.
      *
-     * <p>Not thread-safe.
+     * <p><b>Thread safety.</b> Not thread-safe: one thread configures a builder.
      *
      * @param <T> the type of queued item
      */
-    public static final class Builder<T> {
-        private double rate = Double.NaN;
-        private double burst = 0;
-        private double minRate = Double.NaN;
-        private double maxRate = Double.POSITIVE_INFINITY;
-        private double targetP99 = 50;
-        private double quantile = 0.99;
-        private int queueCapacity = 100;
-        private double kp = 0.05;
-        private double ki = 0.001;
-        private double kd = 0;
-        private double derivativeFilter = 0;
+    public static final class Builder<T> extends FlowOptions<Builder<T>> {
         private double dt = 1;
-        private double relativeAccuracy = 0.01;
-        private ControlLaw controlLaw = ControlLaw.PI;
         private RateChangeListener onRateChange;
-        private Ticker ticker = Ticker.system();
-        private RateLimiter globalLimiter;
         private String name;
         private MetricsCollector collector;
         private boolean jmx;
@@ -1084,173 +1070,6 @@ public final class PowerFlowController<T> implements AutoCloseable {
         }
 
         /**
-         * Sets the starting sustained rate. Required.
-         *
-         * @param rate operations per second, finite and {@code > 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code rate} is not finite or not {@code > 0}
-         */
-        public Builder<T> rate(double rate) {
-            this.rate = Preconditions.requireFinitePositive("rate", rate);
-            return this;
-        }
-
-        /**
-         * Sets the GCRA burst tolerance: how many operations may run back to back before the
-         * sustained rate applies. Default 0; fractional values floor.
-         *
-         * @param burst operations, finite and {@code >= 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code burst} is negative or not finite
-         */
-        public Builder<T> burst(double burst) {
-            this.burst = Preconditions.requireFiniteNonNegative("burst", burst);
-            return this;
-        }
-
-        /**
-         * Sets the floor of the adaptive rate. Required, and it must be {@code > 0}: the actuator
-         * is a GCRA, whose rate must be positive, so "admit nothing" cannot be represented.
-         *
-         * @param minRate operations per second, finite and {@code > 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code minRate} is not finite or not {@code > 0}
-         */
-        public Builder<T> minRate(double minRate) {
-            this.minRate = Preconditions.requireFinitePositive("minRate", minRate);
-            return this;
-        }
-
-        /**
-         * Sets the ceiling of the adaptive rate. Default unbounded, but required in practice: an
-         * unbounded controller output is not a limit.
-         *
-         * @param maxRate operations per second, {@code > 0} (may be
-         *     {@link Double#POSITIVE_INFINITY})
-         * @return this builder
-         * @throws IllegalArgumentException if {@code maxRate} is NaN or not {@code > 0}
-         */
-        public Builder<T> maxRate(double maxRate) {
-            if (!(maxRate > 0)) {
-                throw new IllegalArgumentException("maxRate must be > 0: " + maxRate);
-            }
-            this.maxRate = maxRate;
-            return this;
-        }
-
-        /**
-         * Sets the latency setpoint the servo drives the quantile toward. Default 50 ms.
-         *
-         * @param targetP99 milliseconds, finite and {@code > 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code targetP99} is not finite or not {@code > 0}
-         */
-        public Builder<T> targetP99(double targetP99) {
-            this.targetP99 = Preconditions.requireFinitePositive("targetP99", targetP99);
-            return this;
-        }
-
-        /**
-         * Sets the latency setpoint the servo drives the quantile toward. Default 50 ms.
-         *
-         * @param targetP99 a positive duration
-         * @return this builder
-         * @throws NullPointerException     if {@code targetP99} is null
-         * @throws IllegalArgumentException if {@code targetP99} is not positive
-         */
-        public Builder<T> targetP99(Duration targetP99) {
-            Objects.requireNonNull(targetP99, "targetP99");
-            return targetP99(targetP99.toNanos() / 1e6);
-        }
-
-        /**
-         * Sets which quantile of the window drives the loop. Default 0.99 (the p99); 0.5 makes it
-         * a median controller.
-         *
-         * @param quantile a value in {@code (0, 1]}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code quantile} is outside {@code (0, 1]}
-         */
-        public Builder<T> quantile(double quantile) {
-            if (!(quantile > 0 && quantile <= 1)) {
-                throw new IllegalArgumentException("quantile must be in (0, 1]: " + quantile);
-            }
-            this.quantile = quantile;
-            return this;
-        }
-
-        /**
-         * Sets the bound on the waiting queue. Default 100.
-         *
-         * @param queueCapacity items, {@code >= 1}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code queueCapacity < 1}
-         */
-        public Builder<T> queueCapacity(int queueCapacity) {
-            if (queueCapacity < 1) {
-                throw new IllegalArgumentException("queueCapacity must be >= 1: " + queueCapacity);
-            }
-            this.queueCapacity = queueCapacity;
-            return this;
-        }
-
-        /**
-         * Sets the proportional gain. Default 0.05.
-         *
-         * @param kp (operations per second) per millisecond of latency error, finite and
-         *     {@code >= 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code kp} is negative or not finite
-         */
-        public Builder<T> kp(double kp) {
-            this.kp = Preconditions.requireFiniteNonNegative("kp", kp);
-            return this;
-        }
-
-        /**
-         * Sets the integral gain. Default 0.001, and it has to be non-zero: with {@code ki = 0}
-         * a window that meets its target exactly produces a zero error and therefore a zero
-         * output, which the floor turns into {@code minRate}.
-         *
-         * @param ki the integral gain, finite and {@code >= 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code ki} is negative or not finite
-         */
-        public Builder<T> ki(double ki) {
-            this.ki = Preconditions.requireFiniteNonNegative("ki", ki);
-            return this;
-        }
-
-        /**
-         * Sets the derivative gain, applied to the measurement. Default 0: a p99 over a short
-         * window is noisy.
-         *
-         * @param kd the derivative gain, finite and {@code >= 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code kd} is negative or not finite
-         */
-        public Builder<T> kd(double kd) {
-            this.kd = Preconditions.requireFiniteNonNegative("kd", kd);
-            return this;
-        }
-
-        /**
-         * Sets the first-order low-pass coefficient on the derivative. Default 0; ignored when
-         * {@code kd} is 0.
-         *
-         * @param derivativeFilter a value in {@code [0, 1)}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code derivativeFilter} is outside {@code [0, 1)}
-         */
-        public Builder<T> derivativeFilter(double derivativeFilter) {
-            if (!(derivativeFilter >= 0 && derivativeFilter < 1)) {
-                throw new IllegalArgumentException("derivativeFilter must be in [0, 1): " + derivativeFilter);
-            }
-            this.derivativeFilter = derivativeFilter;
-            return this;
-        }
-
-        /**
          * Sets the default sample interval used by {@link #observe()}, in the gains' unit. Default
          * 1.
          *
@@ -1264,37 +1083,6 @@ public final class PowerFlowController<T> implements AutoCloseable {
         }
 
         /**
-         * Sets the control law. Default {@link ControlLaw#PI}, the seed's servo with
-         * {@link #kp(double)}, {@link #ki(double)}, {@link #kd(double)} and {@link #dt(double)};
-         * {@link ControlLaw#KNEE_AWARE} ignores those and reads the ticker for each window's
-         * length (see {@link ControlLaw#KNEE_AWARE}).
-         *
-         * @param controlLaw the law
-         * @return this builder
-         * @throws NullPointerException if {@code controlLaw} is null
-         */
-        public Builder<T> controlLaw(ControlLaw controlLaw) {
-            this.controlLaw = Objects.requireNonNull(controlLaw, "controlLaw");
-            return this;
-        }
-
-        /**
-         * Sets the histogram's relative accuracy. Default 0.01; a smaller value means more
-         * buckets.
-         *
-         * @param relativeAccuracy a value in {@code (0, 1)}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code relativeAccuracy} is outside {@code (0, 1)}
-         */
-        public Builder<T> relativeAccuracy(double relativeAccuracy) {
-            if (!(relativeAccuracy > 0 && relativeAccuracy < 1)) {
-                throw new IllegalArgumentException("relativeAccuracy must be in (0, 1): " + relativeAccuracy);
-            }
-            this.relativeAccuracy = relativeAccuracy;
-            return this;
-        }
-
-        /**
          * Sets the listener called as {@code onRateChange(rate, previous)} when the rate moves.
          *
          * @param onRateChange the listener, or {@code null} for none
@@ -1302,31 +1090,6 @@ public final class PowerFlowController<T> implements AutoCloseable {
          */
         public Builder<T> onRateChange(RateChangeListener onRateChange) {
             this.onRateChange = onRateChange;
-            return this;
-        }
-
-        /**
-         * Sets the clock the limiter reads. Default {@link Ticker#system()}.
-         *
-         * @param ticker the ticker
-         * @return this builder
-         * @throws NullPointerException if {@code ticker} is null
-         */
-        public Builder<T> ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /**
-         * Adds a limiter that every admission must also pass, such as a fleet-wide ceiling shared
-         * by several instances. The loop still sets only the local rate. Admission consumes from
-         * both or from neither ({@link PowerRateLimit}).
-         *
-         * @param globalLimiter the extra limiter, or {@code null} for none
-         * @return this builder
-         */
-        public Builder<T> globalLimiter(RateLimiter globalLimiter) {
-            this.globalLimiter = globalLimiter;
             return this;
         }
 
