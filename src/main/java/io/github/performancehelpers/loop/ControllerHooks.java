@@ -4,7 +4,8 @@ import io.github.performancehelpers.internal.Access;
 
 /**
  * {@link PowerFlowController}'s package-private operations, for the executor in another package
- * (see {@link Access}). Each method forwards to the controller method of the same name.
+ * (see {@link Access}). Each method forwards to the controller's method of the same name, or to
+ * its {@link FlowAdmission}'s.
  *
  * <p><b>Thread safety.</b> Stateless; each operation is as thread-safe as the controller method
  * it forwards to.
@@ -13,22 +14,22 @@ final class ControllerHooks implements Access.ControllerAccess {
 
     @Override
     public void awaitWork(PowerFlowController<?> c) throws InterruptedException {
-        c.awaitWork();
+        c.admission().awaitWork();
     }
 
     @Override
     public <T> T pollAdmitted(PowerFlowController<T> c, long maxCatchUpNanos, long now) {
-        return c.pollAdmitted(maxCatchUpNanos, now);
+        return c.admission().pollAdmitted(maxCatchUpNanos, now);
     }
 
     @Override
     public void countAdmitted(PowerFlowController<?> c, long n) {
-        c.countAdmitted(n);
+        c.admission().countAdmitted(n);
     }
 
     @Override
     public void refundAdmission(PowerFlowController<?> c) {
-        c.refundAdmission();
+        c.admission().refundAdmission();
     }
 
     @Override
@@ -38,22 +39,22 @@ final class ControllerHooks implements Access.ControllerAccess {
 
     @Override
     public boolean tryAdmitDirect(PowerFlowController<?> c) {
-        return c.tryAdmitDirect();
+        return c.admission().tryAdmitDirect();
     }
 
     @Override
     public void unadmitDirect(PowerFlowController<?> c) {
-        c.unadmitDirect();
+        c.admission().unadmitDirect();
     }
 
     @Override
     public boolean tryAdmitHeld(PowerFlowController<?> c, long maxCatchUpNanos) {
-        return c.tryAdmitHeld(maxCatchUpNanos);
+        return c.admission().tryAdmitHeld(maxCatchUpNanos);
     }
 
     @Override
     public long admitWaitNanos(PowerFlowController<?> c) {
-        return c.admitWaitNanos();
+        return c.admission().admitWaitNanos();
     }
 
     @Override

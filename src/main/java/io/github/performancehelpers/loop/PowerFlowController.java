@@ -12,48 +12,46 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.github.performancehelpers.PowerExecutors;
 import io.github.performancehelpers.PowerFlowExecutor;
 import io.github.performancehelpers.Ticker;
+import io.github.performancehelpers.internal.Access;
 import io.github.performancehelpers.internal.FlowEvents;
 import io.github.performancehelpers.internal.Preconditions;
 import io.github.performancehelpers.internal.Publication;
 import io.github.performancehelpers.limit.PowerGCRA;
-import io.github.performancehelpers.limit.PowerRateLimit;
-import io.github.performancehelpers.limit.RateLimiter;
 import io.github.performancehelpers.metrics.MetricsCollector;
 import io.github.performancehelpers.metrics.PowerFlowControllerMXBean;
-import io.github.performancehelpers.internal.Access;
 
 /**
  * Admission, queueing and latency feedback in one closed loop.
  *
- * <p>The controller composes four primitives, one per concern:
+ * <p>The controller composes four parts, one per concern:
  *
  * <table class="striped">
- * <caption>What each primitive does here</caption>
- * <thead><tr><th>Concern</th><th>Primitive</th><th>Where it shows up</th></tr></thead>
+ * <caption>What each part does here</caption>
+ * <thead><tr><th>Concern</th><th>Part</th><th>Where it shows up</th></tr></thead>
  * <tbody>
  * <tr><td>Admission</td><td>{@link PowerGCRA}</td><td>{@link #admit()}, and the rate the loop sets</td></tr>
  * <tr><td>Queueing</td><td>{@link PowerQueue}</td><td>{@link #submit(Object)}, {@link #depth()}, {@link #dropped()}</td></tr>
  * <tr><td>Latency</td><td>{@link PowerHistogram}</td><td>{@link #record(double)}, {@link #p99()}</td></tr>
- * <tr><td>The loop</td><td>{@link PowerServo}</td><td>{@link #observe()}, {@link Stats#saturated()}</td></tr>
+ * <tr><td>The loop</td><td>{@link RateLaw}</td><td>{@link #observe()}, {@link Stats#saturated()}</td></tr>
  * </tbody>
  * </table>
  *
  * <h2>The measurement sign</h2>
- * {@link #observe()} feeds the servo the configured quantile (the p99 by default) of the latencies
- * recorded since the previous observation, in milliseconds, against the setpoint
- * {@link #targetP99()}: {@code error = targetP99 - p99}. A p99 above the target is a negative
- * error and drives the rate down; a p99 below it drives the rate up. Latency needs no sign
- * inversion, which is why it, and not queue depth, is the process variable: a deep queue with
- * healthy latency is a backlog to drain, a deep queue with unhealthy latency is overload to shed,
- * and depth alone cannot tell them apart.
+ * {@link #observe()} hands the control law the configured quantile (the p99 by default) of the
+ * latencies recorded since the previous observation, in milliseconds, against the setpoint
+ * {@link #targetP99()}: {@code error = targetP99 - p99}. A p99 above the target drives the rate
+ * down; a p99 below it drives the rate up. Latency, and not queue depth, is the process variable:
+ * a deep queue with healthy latency is a backlog to drain, a deep queue with unhealthy latency is
+ * overload to shed, and depth alone cannot tell them apart.
  *
  * <h2>The control law</h2>
- * By default the servo's PI law ({@link ControlLaw#PI}) turns each observation into the next rate,
- * with the builder's gains. {@link Builder#controlLaw(ControlLaw)} selects
- * {@link ControlLaw#KNEE_AWARE} instead: relative steps scheduled on the headroom under the target
- * and on the capacity the downstream showed when it saturated, for a downstream whose p99 is flat
- * up to a knee and then steep; {@link PowerFlowExecutor} and {@link PowerExecutors} use it by
- * default.
+ * The controller holds one {@link RateLaw}, created by the {@link ControlLaw} the builder selects.
+ * By default it is {@link ControlLaw#PI} ({@link PiLaw}: the {@link #servo()} with the builder's
+ * gains). {@link ControlLaw#KNEE_AWARE} ({@link KneeAwareLaw}) takes relative steps scheduled on
+ * the headroom under the target and on the capacity the downstream showed when it saturated, for
+ * a downstream whose p99 is flat up to a knee and then steep; {@link PowerFlowExecutor} and
+ * {@link PowerExecutors} use it by default. Another law is one class implementing
+ * {@link RateLaw}, selected with {@code controlLaw(MyLaw::new)}.
  *
  * <h2>Why the window resets</h2>
  * Each observation reads the quantile of the samples recorded since the previous one and then
@@ -70,22 +68,11 @@ import io.github.performancehelpers.internal.Access;
  * samples lies, on average, at the population's {@code k / (n + 1)} quantile). For the p99 that
  * is the largest sample up to 198 samples, the second largest from 199 to 298, and so on.
  * {@link PowerHistogram#quantile(double)}'s lower quantile, 0-based rank
- * {@code floor(q × (n - 1))}, is biased low on small windows: of 130 samples it reads the third
- * largest, on average the population's p97.7. Held at the target, that estimate leaves the true
- * p99 above it: on the closed-loop bench's downstream (lognormal service time, sigma 0.5, about
- * 130 completions per one-second window) the p97.7 is 15 % below the p99, and with the lower
- * quantile half of the simulated runs (20 s after the capacity halves, 40 seeds) ended more than
- * 10 % over the target; with this rank, one in eight, with more goodput
- * ({@code benchmarks/closedloop.md}). On a window whose samples are all equal the two
- * readings coincide. {@link #p99()}, {@link Stats#p99()} and {@link #lastObservedP99()} read the
- * same rank.
- *
- * <h2>The cold start</h2>
- * {@link PowerServo} adds the integral as it was <em>before</em> each step, so the first
- * observation can only produce {@code kp × error}; with the default gains that is below any
- * sensible {@code minRate}, and the rate climbs over several observations. Start {@code rate} near
- * where you expect to settle, or observe once with a representative sample, if a slow start
- * matters.
+ * {@code floor(q × (n - 1))}, is biased low on small windows (of 130 samples it reads the third
+ * largest, on average the population's p97.7), and held at the target it leaves the true p99
+ * above it (see {@code benchmarks/closedloop.md}, section "Reading it"). On a window whose samples
+ * are all equal the two readings coincide. {@link #p99()}, {@link Stats#p99()} and
+ * {@link #lastObservedP99()} read the same rank.
  *
  * <h2>What it does not do</h2>
  * It owns no timer: {@code dt} is an argument of {@link #observe(double)} (the same unit as the
@@ -107,10 +94,10 @@ import io.github.performancehelpers.internal.Access;
  * the JFR events {@code io.github.performancehelpers.Observation}, {@code RateChange} (when the
  * rate moves) and {@code Drops} (when the interval had drops), subject to the JFR settings.
  *
- * <p><b>Thread-safety:</b> all methods are thread-safe. Producers may {@link #submit} while
+ * <p><b>Thread safety.</b> All methods are thread-safe. Producers may {@link #submit} while
  * consumers {@link #admit} and {@link #record} and a tick {@link #observe}s, concurrently; no item,
- * sample or count is lost. Observations are serialised by an internal lock; submit and record never
- * take it.
+ * sample or count is lost. Observations and resets are serialised by the loop lock; submit and
+ * record never take it.
  *
  * @param <T> the type of queued item
  * @since 0.1.0
@@ -118,15 +105,12 @@ import io.github.performancehelpers.internal.Access;
 public final class PowerFlowController<T> implements AutoCloseable {
 
     /*
-     * Implementation notes.
-     *
-     * Admission (admit) is serialised by admitLock so that peek -> tryConsume -> poll is atomic
+     * Implementation notes. admit() holds admitLock so that peek -> tryConsume -> poll is atomic
      * with respect to other consumers: the head that was admitted is the head that is removed, and
-     * admission is never consumed when the queue is empty. clear() takes the same lock for the same
-     * reason. Producers (offer) and recorders (histogram) never take a lock.
-     *
-     * The loop (observe, reset) is serialised by loopLock; the servo is single-threaded and is
-     * touched only under it. `rate` is volatile so readers see the rate in force without the lock.
+     * admission is never consumed when the queue is empty; reset() takes it to clear the queue.
+     * Producers (offer) and recorders (histogram) never take a lock. observe() and reset() hold
+     * loopLock, which guards the law and the servo (neither is thread-safe). `rate` is volatile so
+     * readers see the rate in force without the lock.
      */
 
     static {
@@ -135,8 +119,6 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     private static final System.Logger LOG = System.getLogger(PowerFlowController.class.getName());
-
-    private static final Access.GcraAccess GCRA = Access.gcra();
 
     private static final AtomicInteger CONTROLLER_NUMBER = new AtomicInteger();
 
@@ -155,36 +137,29 @@ public final class PowerFlowController<T> implements AutoCloseable {
     private final Ticker ticker;
     private final RateChangeListener onRateChange;
 
+    /** The queue, the limiters and the admission counters. */
+    private final FlowAdmission<T> admission;
     private final PowerGCRA limiter;
-    private final RateLimiter admission;
-    private final RateLimiter globalLimiter;
     private final PowerQueue<T> queue;
     private final PowerHistogram latency;
-    /** The servo the builder's gains configure; the PI law steps it. */
+    /** The servo the builder's gains configure; the PI law steps it. Guarded by {@code loopLock}. */
     private final PowerServo servo;
     private final ControlLaw controlLaw;
-    /** The one control law; stepped and reset only under loopLock. */
+    /** The one control law. Guarded by {@code loopLock} (its read-outs are not). */
     private final RateLaw law;
-    /** Ticker reading at the last observation (or construction, or reset). Under loopLock. */
+    /** Ticker reading at the last observation (or construction, or reset). Guarded by {@code loopLock}. */
     private long lastObserveNanos;
-    /** Items offered (submitted plus refused) up to the previous observe(); guarded by loopLock. */
+    /** Items offered (submitted plus refused) up to the previous observe(). Guarded by {@code loopLock}. */
     private long lastOffered;
 
-    private final ReentrantLock admitLock = new ReentrantLock();
     private final ReentrantLock loopLock = new ReentrantLock();
 
-    /** The rate in force, operations per second. Written only under loopLock. */
+    /** The rate in force, operations per second. Written under {@code loopLock}; read without it. */
     private volatile double rate;
 
-    /** The quantile the last observation fed the servo, ms; NaN before the first. Written under loopLock. */
+    /** The quantile the last observation read, ms; NaN before the first. Written under {@code loopLock}. */
     private volatile double lastObservedP99 = Double.NaN;
 
-    /**
-     * Items counted as submitted that bypassed the queue (the executor's submit-side fast path);
-     * the queue's own successful offers are {@link PowerQueue#offered()}.
-     */
-    private final LongAdder submittedDirect = new LongAdder();
-    private final LongAdder admitted = new LongAdder();
     private final LongAdder recorded = new LongAdder();
     private final AtomicLong observations = new AtomicLong();
     private final AtomicLong callbackFailures = new AtomicLong();
@@ -200,10 +175,10 @@ public final class PowerFlowController<T> implements AutoCloseable {
         this.dt = b.dt;
         this.ticker = b.ticker;
         this.onRateChange = b.onRateChange;
-        this.limiter = PowerGCRA.builder().rate(b.rate).burst(b.burst).ticker(b.ticker).build();
-        this.globalLimiter = b.globalLimiter;
-        this.admission = b.globalLimiter == null ? limiter : PowerRateLimit.of(limiter, b.globalLimiter);
-        this.queue = new PowerQueue<>(b.queueCapacity);
+        this.admission = new FlowAdmission<>(PowerGCRA.builder().rate(b.rate).burst(b.burst).ticker(b.ticker).build(),
+                b.globalLimiter, b.queueCapacity);
+        this.limiter = admission.limiter;
+        this.queue = admission.queue;
         this.latency = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
         this.servo = PowerServo.builder()
                 .kp(b.kp).ki(b.ki).kd(b.kd).derivativeFilter(b.derivativeFilter)
@@ -259,19 +234,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * @return the next item, or empty when the queue is empty or the limiter refuses
      */
     public Optional<T> admit() {
-        admitLock.lock();
-        try {
-            if (queue.peek() == null || !admission.tryConsume(1)) {
-                return Optional.empty();
-            }
-            T item = queue.poll();
-            // Only consumers remove, and they hold admitLock; clear() holds it too.
-            assert item != null;
-            admitted.increment();
-            return Optional.of(item);
-        } finally {
-            admitLock.unlock();
-        }
+        return admission.admit();
     }
 
     /**
@@ -430,12 +393,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
     public void reset() {
         loopLock.lock();
         try {
-            admitLock.lock();
-            try {
-                queue.clear();
-            } finally {
-                admitLock.unlock();
-            }
+            admission.clear();
             latency.reset();
             stallNanos.set(0);
             lastObservedP99 = Double.NaN;
@@ -494,74 +452,47 @@ public final class PowerFlowController<T> implements AutoCloseable {
 
     // ---------------------------------------------------------------- read-outs
 
-    /**
-     * Returns the rate in force.
-     *
-     * @return operations per second
-     */
+    /** {@return the rate in force, operations per second} */
     public double rate() {
         return rate;
     }
 
-    /**
-     * Returns the floor of the adaptive rate.
-     *
-     * @return operations per second, {@code > 0}
-     */
+    /** {@return the floor of the adaptive rate, operations per second, {@code > 0}} */
     public double minRate() {
         return minRate;
     }
 
     /**
-     * Returns the ceiling of the adaptive rate.
-     *
-     * @return operations per second; {@link Double#POSITIVE_INFINITY} when unbounded
+     * {@return the ceiling of the adaptive rate, operations per second}
+     * {@link Double#POSITIVE_INFINITY} when unbounded.
      */
     public double maxRate() {
         return maxRate;
     }
 
-    /**
-     * Returns the latency setpoint.
-     *
-     * @return milliseconds
-     */
+    /** {@return the latency setpoint, milliseconds} */
     public double targetP99() {
         return targetP99;
     }
 
-    /**
-     * Returns the quantile of the window that drives the loop ({@code 0.99} is the p99).
-     *
-     * @return a value in {@code (0, 1]}
-     */
+    /** {@return the quantile of the window that drives the loop, in {@code (0, 1]}} {@code 0.99} is the p99. */
     public double quantile() {
         return quantile;
     }
 
-    /**
-     * Returns the number of queued items.
-     *
-     * @return the queue depth
-     */
+    /** {@return the number of queued items} */
     public int depth() {
         return queue.size();
     }
 
-    /**
-     * Returns the bound on the queue.
-     *
-     * @return the queue capacity
-     */
+    /** {@return the bound on the queue} */
     public int queueCapacity() {
         return queue.capacity();
     }
 
     /**
-     * Returns how many submissions were refused because the queue was full. The number to alert
-     * on.
-     *
-     * @return the drop count since construction
+     * {@return how many submissions were refused because the queue was full, since construction}
+     * The number to alert on.
      */
     public long dropped() {
         return queue.dropped();
@@ -579,8 +510,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     /**
-     * Returns the quantile that the most recent observation fed the servo: the p99 of the last
-     * <em>completed</em> window, where {@link #p99()} is the current partial one.
+     * Returns the quantile that the most recent observation handed the control law: the p99 of
+     * the last <em>completed</em> window, where {@link #p99()} is the current partial one.
      *
      * @return milliseconds, or {@link Double#NaN} before the first observation (and after
      *     {@link #reset()})
@@ -590,68 +521,47 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     /**
-     * Returns the composed rate limiter (admission). Its rate is set by the loop; setting it by
+     * {@return the composed rate limiter (admission)} Its rate is set by the loop; setting it by
      * hand is overwritten at the next observation that moves the rate.
-     *
-     * @return the limiter
      */
     public PowerGCRA limiter() {
         return limiter;
     }
 
-    /**
-     * Returns the control law ({@link Builder#controlLaw(ControlLaw)}).
-     *
-     * @return the law
-     */
+    /** {@return the control law's selection ({@link Builder#controlLaw(ControlLaw)})} */
     public ControlLaw controlLaw() {
         return controlLaw;
     }
 
     /**
-     * Returns the composed servo (the {@link ControlLaw#PI} law; under
-     * {@link ControlLaw#KNEE_AWARE} it is never stepped). It is stepped under the controller's lock; do not step it
-     * directly while the controller is in use.
-     *
-     * @return the servo
+     * {@return the composed servo, configured with the builder's gains} The {@link ControlLaw#PI}
+     * law steps it; other laws leave it alone (under {@link ControlLaw#KNEE_AWARE} it is never
+     * stepped). It is stepped under the controller's lock; do not step it directly while the
+     * controller is in use.
      */
     public PowerServo servo() {
         return servo;
     }
 
     /**
-     * Returns the composed latency histogram (the current window), for anyone who wants
+     * {@return the composed latency histogram (the current window)} For anyone who wants
      * {@link PowerHistogram#snapshot()} or {@link PowerHistogram#toJson()}.
-     *
-     * @return the histogram
      */
     public PowerHistogram latency() {
         return latency;
     }
 
-    /**
-     * Returns the composed queue. Removing items from it directly bypasses admission.
-     *
-     * @return the queue
-     */
+    /** {@return the composed queue} Removing items from it directly bypasses admission. */
     public PowerQueue<T> queue() {
         return queue;
     }
 
-    /**
-     * Returns the ticker the controller and its limiter read.
-     *
-     * @return the ticker
-     */
+    /** {@return the ticker the controller and its limiter read} */
     public Ticker ticker() {
         return ticker;
     }
 
-    /**
-     * Returns how many {@code onRateChange} calls threw.
-     *
-     * @return the count since construction
-     */
+    /** {@return how many {@code onRateChange} calls threw, since construction} */
     public long callbackFailures() {
         return callbackFailures.get();
     }
@@ -671,68 +581,16 @@ public final class PowerFlowController<T> implements AutoCloseable {
                 law.stats());
     }
 
-    // ---------------------------------------------------------------- executor hooks
+    // ---------------------------------------------------------------- executor hooks (see ControllerHooks)
 
-    /**
-     * Blocks until the queue holds an item, without removing it: the executor's dispatcher waits
-     * here for work before it takes a slot, then polls the queue itself and paces the item with
-     * {@link #tryAdmitHeld(long)}.
-     */
-    void awaitWork() throws InterruptedException {
-        queue.awaitNotEmpty();
+    /** The admission side, for the executor's fast paths. */
+    FlowAdmission<T> admission() {
+        return admission;
     }
 
-    /**
-     * Admits and removes the head item if the local limiter admits one at {@code now}; null when
-     * the queue is empty or the limiter refuses. For the executor's workers, which take the next
-     * task themselves when they finish one, and pass the finished task's end time as {@code now}
-     * (see {@link PowerGCRA#tryConsumeCatchingUpAt(long, long, long)}): as the dispatcher does when
-     * it finds work waiting, they let the limiter catch up by at most {@code maxCatchUpNanos} (see
-     * {@link #tryAdmitHeld(long)}), or else each worker admission would forget the lateness the
-     * dispatcher's catch-up keeps. Admission is consumed before the poll (so an item is never
-     * removed unadmitted) and refunded when the queue turns out empty. The
-     * item is <em>not</em> counted as admitted: the caller counts its admissions in batches with
-     * {@link #countAdmitted(long)}. Only for a controller without a global limiter, which cannot
-     * be refunded.
-     */
-    T pollAdmitted(long maxCatchUpNanos, long now) {
-        // No peek first: in a backlog the queue is not empty, and the peek would read the lines
-        // the poll reads (written by the submitters and the other workers) once more per item.
-        // An empty queue costs a refund instead, once per run of tasks.
-        if (!GCRA.tryConsumeCatchingUpAt(limiter, 1, maxCatchUpNanos, now)) {
-            return null;
-        }
-        T item = queue.poll();
-        if (item == null) {
-            GCRA.refund(limiter, 1);
-        }
-        return item;
-    }
-
-    /** Counts {@code n} admissions made with {@link #pollAdmitted(long, long)}. */
-    void countAdmitted(long n) {
-        admitted.add(n);
-    }
-
-    /** Refunds one admission made with {@link #pollAdmitted(long, long)} that the caller did not use. */
-    void refundAdmission() {
-        GCRA.refund(limiter, 1);
-    }
-
-    /**
-     * Whether the loop's output is pinned: under the PI law, the servo's clamp bound on its last
-     * step; under the knee-aware law, {@code r} is on {@code minRate} or {@code maxRate}.
-     */
+    /** Whether the loop's output is pinned with {@code r} in force ({@link RateLaw#saturated(double)}). */
     boolean loopSaturated(double r) {
         return law.saturated(r);
-    }
-
-    /**
-     * Under {@link ControlLaw#KNEE_AWARE}, whether the law is trimming (moving the rate once per
-     * block of windows); false under the PI law. Read without the loop's lock: for tests.
-     */
-    boolean kneeTrimming() {
-        return law.stats().trimming();
     }
 
     /** Same as {@link #loopSaturated(double)} for the rate in force. */
@@ -740,22 +598,27 @@ public final class PowerFlowController<T> implements AutoCloseable {
         return loopSaturated(rate);
     }
 
+    /** Whether the law is trimming ({@link RateLaw.Stats#trimming()}). Read without the loop lock: for tests. */
+    boolean kneeTrimming() {
+        return law.stats().trimming();
+    }
+
     // Single counters, for the metrics and MXBean read-outs: stats() takes a histogram snapshot
     // for its p99, which a counter read has no use for.
 
     long submittedCount() {
-        return queue.offered() + submittedDirect.sum();
+        return admission.submittedCount();
     }
 
     long admittedCount() {
-        return admitted.sum();
+        return admission.admittedCount();
     }
 
     long recordedCount() {
         return recorded.sum();
     }
 
-    /** Pauses of the process that excused a window under the knee-aware law; 0 under the PI law. */
+    /** Pauses of the process that excused a window ({@link RateLaw.Stats#pausesExcused()}). */
     long pausesExcused() {
         return law.stats().pausesExcused();
     }
@@ -764,77 +627,19 @@ public final class PowerFlowController<T> implements AutoCloseable {
         return observations.get();
     }
 
-    /**
-     * Counts {@code n} latencies recorded elsewhere (in a histogram the executor merges into
-     * {@link #latency()} before the loop reads it), as {@link #recordNanos(long)} counts its own.
-     */
+    /** Counts {@code n} latencies recorded in a histogram the executor merges into {@link #latency()}. */
     void countRecorded(long n) {
         recorded.add(n);
     }
 
     /**
-     * Consumes admission for an item that bypasses the queue (the executor's submit-side fast
-     * path, taken only when the queue is empty), counting it as submitted and admitted. Only for
-     * a controller without a global limiter.
-     */
-    boolean tryAdmitDirect() {
-        if (!limiter.tryConsume(1)) {
-            return false;
-        }
-        submittedDirect.increment();
-        admitted.increment();
-        return true;
-    }
-
-    /**
-     * Takes back a {@link #tryAdmitDirect()} admission the caller could not use (a fast-path item
-     * the executor refused after all): the limiter is refunded and the item no longer counts as
-     * submitted or admitted.
-     */
-    void unadmitDirect() {
-        refundAdmission();
-        admitted.decrement();
-        submittedDirect.decrement();
-    }
-
-    /**
-     * Consumes admission for one item the caller already holds (taken with
-     * {@link #takeUnadmitted()}), counting it as admitted on success. The local limiter may catch
-     * up by at most {@code maxCatchUpNanos} of the caller's wake-up lateness; see
-     * {@link PowerGCRA#tryConsumeCatchingUp(long, long)}.
-     */
-    boolean tryAdmitHeld(long maxCatchUpNanos) {
-        boolean ok;
-        if (globalLimiter == null) {
-            ok = GCRA.tryConsumeCatchingUp(limiter, 1, maxCatchUpNanos);
-        } else {
-            // Local first, because only the local limiter can be refunded exactly: a global
-            // limiter (say, on Redis) is never charged for an item the local one refused.
-            ok = globalLimiter.hasCapacity() && GCRA.tryConsumeCatchingUp(limiter, 1, maxCatchUpNanos);
-            if (ok && !globalLimiter.tryConsume(1)) {
-                GCRA.refund(limiter, 1);
-                ok = false;
-            }
-        }
-        if (ok) {
-            admitted.increment();
-        }
-        return ok;
-    }
-
-    /**
-     * Notes a pause of the process: a thread that paces admissions (the executor's dispatcher)
-     * woke {@code nanos} later than it asked to. The knee-aware law reads the longest pause of
-     * each window (see {@link ControlLaw#KNEE_AWARE}, "Pauses"); the PI law does not.
+     * Notes a pause of the process: a thread that paces admissions woke {@code nanos} later than
+     * it asked to. The law sees the longest pause of each window ({@link RateLaw.Window#pauseMs()}).
      */
     void noteStall(long nanos) {
         stallNanos.accumulateAndGet(nanos, Math::max);
     }
 
-    /** Nanoseconds until the local limiter would admit one operation; 0 if it would now. */
-    long admitWaitNanos() {
-        return limiter.retryAfterNanos(1);
-    }
 
     /**
      * The loop's statistics, built from parts: the configuration ({@link Settings}), the
