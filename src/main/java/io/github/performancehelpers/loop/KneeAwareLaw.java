@@ -238,7 +238,7 @@ public final class KneeAwareLaw implements RateLaw {
     /** The samples a trim block needs: {@code TRIM_TAIL_SAMPLES / (1 − q)}. */
     private final long trimEnough;
 
-    // Every field below is written only by step and reset, under the controller's loop lock.
+    // Guarded by PowerFlowController.loopLock (step and reset run under it), except as noted.
 
     private final ArrayDeque<PowerHistogram.Snapshot> recent = new ArrayDeque<>();
     private double smoothed = Double.NaN;

@@ -646,6 +646,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * monotonic counters ({@link Counts}), the state of the moment, and the numbers the control
      * law owns ({@link RateLaw.Stats}). Every number also has an accessor here.
      *
+     * <p><b>Thread safety.</b> Immutable.
+     *
      * @param settings   the bounds, setpoint, quantile and queue bound
      * @param counts     the monotonic counters since construction
      * @param rate       the rate in force, operations per second
@@ -663,6 +665,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
         /**
          * The loop's configuration.
          *
+         * <p><b>Thread safety.</b> Immutable.
+         *
          * @param minRate       the floor of the adaptive rate, operations per second
          * @param maxRate       the ceiling of the adaptive rate, operations per second
          * @param targetP99     the latency setpoint, milliseconds
@@ -674,6 +678,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
 
         /**
          * The loop's monotonic counters, since construction ({@link #reset()} keeps them).
+         *
+         * <p><b>Thread safety.</b> Immutable.
          *
          * @param submitted    items accepted into the queue (by {@link #submit}, or offered to
          *                     {@link #queue()} directly, or handed off directly by an executor)

@@ -45,16 +45,16 @@ import io.github.performancehelpers.internal.Preconditions;
  *
  * <h2>Empty</h2>
  * An empty histogram answers {@link #quantile(double)}, {@link #min()}, {@link #max()} and
- * {@link #mean()} with {@link Double#NaN} (the JavaScript original's {@code undefined}),
+ * {@link #mean()} with {@link Double#NaN} (there is no sample to answer with),
  * {@link #count()} with {@code 0} and {@link #sum()} with {@code 0.0}.
  *
- * <h2>Intervals and thread-safety</h2>
- * The histogram is thread-safe, and recording and reading are separate roles, as in
- * HdrHistogram's {@code Recorder}. By default any number of threads may record at once: a
- * record is a few atomic operations on preallocated arrays, <b>never waits</b> (not even for a
- * reader) and <b>allocates nothing</b>. Readers ({@link #snapshot()}, {@link #snapshotAndReset()},
- * {@link #reset()} and the read accessors) are serialized among themselves by a lock and never
- * hold up a writer.
+ * <h2>Recording, reading and intervals</h2>
+ * <p><b>Thread safety.</b> The histogram is thread-safe, and recording and reading are separate
+ * roles, as in HdrHistogram's {@code Recorder}. By default any number of threads may record at
+ * once: a record is a few atomic operations on preallocated arrays, <b>never waits</b> (not even
+ * for a reader) and <b>allocates nothing</b>. Readers ({@link #snapshot()},
+ * {@link #snapshotAndReset()}, {@link #reset()} and the read accessors) are serialized among
+ * themselves by a lock and never hold up a writer.
  *
  * <p>The histogram holds the current <em>interval</em>: the samples recorded since it was built
  * or last reset. {@link #snapshotAndReset()} ends the interval and starts the next in one step,
@@ -167,11 +167,10 @@ public final class PowerHistogram {
      * includes only samples whose bucket increments it sees, and a bucket increment it sees
      * comes with the min/max update of that sample (release/acquire), so the lifetime extremes
      * read last bound every sample the read counts. On x86 a release store is a plain store
-     * (the ordering is the compiler's): measured on a quiet machine, the replica with release
-     * stores costs the same as with plain ones (HistogramCostFloorBenchmark sw5 against sw7).
-     * The sum stripes keep consecutive records from waiting on each other's floating-point
-     * addition (a load-add-store chain through memory); on the quiet reference machine that
-     * was within noise (sw3 against sw4), on a loaded one it looked like 1-2 ns.
+     * (the ordering is the compiler's), so the release stores cost what plain ones do. The sum
+     * stripes keep consecutive records from waiting on each other's floating-point addition (a
+     * load-add-store chain through memory). See benchmarks/histogram.md, section "Fast bucket
+     * index and single-writer mode".
      *
      * The reader keeps the baseline (the cumulative counts and
      * sum at the last reset) and reports differences. Monotonic counters make that exact: each
@@ -206,9 +205,9 @@ public final class PowerHistogram {
     private final WriterReaderPhaser phaser;
     /** Serializes readers. Writers never take it. */
     private final ReentrantLock readerLock = new ReentrantLock();
-    /** The interval writers record into (multi-writer mode). Written only under readerLock. */
+    /** The interval writers record into (multi-writer mode). Written under {@code readerLock}; read without it. */
     private volatile Interval active;
-    /** The interval swapped out last; quiescent. Accessed only under readerLock. */
+    /** The interval swapped out last; quiescent. Guarded by {@code readerLock}. */
     private Interval inactive;
 
     private PowerHistogram(Builder builder, CubicLogMapping mapping, int minIndex, int maxIndex) {
@@ -239,7 +238,9 @@ public final class PowerHistogram {
     }
 
     /**
-     * Builds a {@link PowerHistogram}. Not thread-safe; the histogram it builds is.
+     * Builds a {@link PowerHistogram}.
+     *
+     * <p><b>Thread safety.</b> Not thread-safe; the histogram it builds is.
      */
     public static final class Builder {
 
@@ -826,9 +827,9 @@ public final class PowerHistogram {
         /** Highest value ever recorded. Writer: plain (before the slot). Readers: getAcquire. */
         private double max = Double.NEGATIVE_INFINITY;
 
-        /** The cumulative counts at the last reset. Reader state, guarded by readerLock. */
+        /** The cumulative counts at the last reset. Guarded by {@code readerLock}. */
         private final long[] baseline;
-        /** The cumulative sum at the last reset. Reader state, guarded by readerLock. */
+        /** The cumulative sum at the last reset. Guarded by {@code readerLock}. */
         private double baselineSum;
 
         Cumulative(int slots) {
@@ -924,8 +925,10 @@ public final class PowerHistogram {
      * count, sum, and min and max (exact, except for a histogram in single-writer mode, where
      * they are estimates within the relative accuracy). Snapshots of the same relative accuracy
      * merge into a new snapshot whose quantiles are those of the union of the samples, within
-     * the same relative accuracy. Thread-safe (immutable). Empty-value conventions and the
-     * quantile rank are those of {@link PowerHistogram}.
+     * the same relative accuracy. Empty-value conventions and the quantile rank are those of
+     * {@link PowerHistogram}.
+     *
+     * <p><b>Thread safety.</b> Immutable, and so thread-safe.
      */
     public static final class Snapshot {
 

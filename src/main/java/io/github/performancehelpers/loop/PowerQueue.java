@@ -18,7 +18,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * with {@link #take()} or {@link #poll(long, TimeUnit)}, which block without pinning a virtual
  * thread's carrier and respond to interruption.
  *
- * <p>Thread-safety: every method may be called by any number of threads at once. No element is
+ * <p><b>Thread safety.</b> Every method may be called by any number of threads at once. No element is
  * lost or delivered twice, and elements offered by one thread are delivered in the order that
  * thread offered them. {@code offer}, {@code poll}, {@code peek} and {@code size} are
  * linearizable (checked with Lincheck). {@code offer} and {@code poll} are lock-free except for a
@@ -108,7 +108,7 @@ public final class PowerQueue<E> {
     /** Guards waiting; taken by a producer only when {@link #waiters} is non-zero. */
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
-    /** Consumers inside take()/poll(timeout). Written only under {@link #lock}. */
+    /** Consumers inside take()/poll(timeout). Written under {@code lock}; read without it. */
     private volatile int waiters;
     @SuppressWarnings("unused") // accessed through DROPPED
     private volatile long dropped;

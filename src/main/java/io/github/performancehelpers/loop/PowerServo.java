@@ -26,9 +26,9 @@ import io.github.performancehelpers.internal.Preconditions;
  * <p>The integral term uses the integral <em>as it was before this step</em>; this step's error
  * is added to it only afterwards. The integral's contribution is therefore always one step
  * behind, and the first step after construction or {@link #reset()} can only produce
- * {@code kp * error} (plus a zero derivative). This is deliberate and is what the flow
- * controller's tuning was measured with: with {@code kp 0.05, ki 0.001, dt 1000, min 5,
- * max 210}, a constant 1 ms measurement against a 30 ms setpoint climbs
+ * {@code kp * error} (plus a zero derivative). This is deliberate: the flow controller's default
+ * gains assume it. For example, with {@code kp 0.05, ki 0.001, dt 1000, min 5, max 210}, a
+ * constant 1 ms measurement against a 30 ms setpoint climbs
  * {@code 5.0, 30.4, 59.5, 88.5, 117.5, 146.4, 175.4, 204.4, 210.0} — the first step is
  * {@code 0.05 * 29 = 1.45}, which the clamp lifts to the floor.
  *
@@ -58,7 +58,7 @@ import io.github.performancehelpers.internal.Preconditions;
  * without anti-windup: its first step is clamped at {@code min} with a positive error, which
  * drives the output up, away from {@code min}, so it is integrated.
  *
- * <p><b>SINGLE-THREADED.</b> A servo is not thread-safe: one caller at a time steps it and reads
+ * <p><b>Thread safety.</b> Not thread-safe: one caller at a time steps it and reads
  * it, or the caller provides the synchronisation (the flow controller serialises its calls). The
  * configuration accessors are immutable and may be read from any thread.
  *
@@ -116,7 +116,9 @@ public final class PowerServo {
     /**
      * Builds a {@link PowerServo}. Each setter validates its value eagerly; {@link #build()}
      * checks {@code min < max}. A builder may be reused; each {@code build()} makes an
-     * independent servo. Not thread-safe.
+     * independent servo.
+     *
+     * <p><b>Thread safety.</b> Not thread-safe: one thread configures a builder.
      */
     public static final class Builder {
         private double kp = 0.05;

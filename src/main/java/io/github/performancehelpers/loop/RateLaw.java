@@ -70,6 +70,8 @@ public interface RateLaw {
     /**
      * What a law is created with: the controller's setpoint, bounds and servo.
      *
+     * <p><b>Thread safety.</b> Immutable (the servo is not: see {@link PowerServo}).
+     *
      * @param targetP99 the latency setpoint, milliseconds
      * @param quantile  the quantile of the window that drives the loop, in {@code (0, 1]}
      * @param minRate   the floor of the rate, operations per second
@@ -84,6 +86,8 @@ public interface RateLaw {
 
     /**
      * One observed window, as the controller hands it to {@link #step(Window)}.
+     *
+     * <p><b>Thread safety.</b> Immutable (a {@link PowerHistogram.Snapshot} is too).
      *
      * @param samples the window's latencies, milliseconds; not empty
      * @param reading the window's driving quantile, milliseconds, read as
@@ -104,6 +108,8 @@ public interface RateLaw {
 
     /**
      * The numbers a law owns, as {@link PowerFlowController.Stats} reports them.
+     *
+     * <p><b>Thread safety.</b> Immutable.
      *
      * @param smoothedP99      the smoothed reading the last step acted on, milliseconds;
      *                         {@link Double#NaN} before the first step or for a law without one
