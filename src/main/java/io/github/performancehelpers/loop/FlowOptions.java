@@ -306,7 +306,10 @@ public abstract class FlowOptions<B extends FlowOptions<B>> {
 
     /** The law the controller is built with: the one selected, else this builder's default. */
     final PowerFlowController.ControlLaw resolvedControlLaw() {
-        return controlLaw != null ? controlLaw : Objects.requireNonNull(defaultControlLaw(gainSet), "defaultControlLaw");
+        if (controlLaw != null) {
+            return controlLaw;
+        }
+        return Objects.requireNonNull(defaultControlLaw(gainSet), "defaultControlLaw");
     }
 
     /**

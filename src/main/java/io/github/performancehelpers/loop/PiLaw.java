@@ -11,7 +11,9 @@ package io.github.performancehelpers.loop;
  * one plant's scale; on a downstream whose p99 is flat up to a knee and then rises steeply it
  * cycles (see {@link KneeAwareLaw}). The servo adds the integral as it was <em>before</em> each
  * step, so the first observation can only produce {@code kp × error}; with the default gains that
- * is below any sensible {@code minRate}, and the rate climbs over several observations.
+ * is below any sensible {@code minRate}, and the rate climbs over several observations. Start
+ * {@code rate} near where you expect to settle, or observe once with a representative sample, if
+ * a slow start matters.
  *
  * <p>It is saturated when the servo's clamp bound its last step ({@link PowerServo#saturated()}).
  * It keeps none of the law-owned statistics ({@link RateLaw.Stats#NONE}) and excuses no window.

@@ -175,8 +175,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
         this.dt = b.dt;
         this.ticker = b.ticker;
         this.onRateChange = b.onRateChange;
-        this.admission = new FlowAdmission<>(PowerGCRA.builder().rate(b.rate).burst(b.burst).ticker(b.ticker).build(),
-                b.globalLimiter, b.queueCapacity);
+        PowerGCRA gcra = PowerGCRA.builder().rate(b.rate).burst(b.burst).ticker(b.ticker).build();
+        this.admission = new FlowAdmission<>(gcra, b.globalLimiter, b.queueCapacity);
         this.limiter = admission.limiter;
         this.queue = admission.queue;
         this.latency = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
@@ -286,8 +286,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
     /**
      * Advances the loop: reads the configured quantile of the latencies recorded since the
      * previous observation (as the class description's "Reading the quantile" says), clears that
-     * window, steps the control law with it (the servo, or the knee-aware law: see
-     * {@link ControlLaw}), and puts the new rate into the rate limiter.
+     * window, steps the control law with it ({@link RateLaw#step(RateLaw.Window)}), and puts the
+     * new rate into the rate limiter.
      *
      * <p>A window with no samples has no quantile: the law is not stepped, the rate is
      * unchanged, and {@link Stats#observations()} does not grow (nothing was observed).
@@ -295,15 +295,13 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * reported and counted and does not undo the change.
      *
      * @param dt the time since the previous observation, in the gains' unit (milliseconds with
-     *     the default gains), finite and {@code > 0}; the knee-aware law does not use it (it reads
-     *     the window's length from the ticker)
+     *     the default gains), finite and {@code > 0}; a law may ignore it (the knee-aware law
+     *     reads the window's length from the ticker)
      * @return the rate in force after the observation, operations per second
      * @throws IllegalArgumentException if {@code dt} is not finite or not {@code > 0}
      */
     public double observe(double dt) {
         Preconditions.requireFinitePositive("dt", dt);
-        double previous;
-        double next;
         loopLock.lock();
         try {
             flushDropEvent();
@@ -318,27 +316,36 @@ public final class PowerFlowController<T> implements AutoCloseable {
             }
             double measured = observedQuantile(window, quantile);
             lastObservedP99 = measured;
-            long now = ticker.read();
-            long elapsed = now - lastObserveNanos;
-            lastObserveNanos = now;
-            previous = rate;
-            // A clock that did not move (a test's fake ticker) counts as one second.
-            double seconds = elapsed > 0 ? elapsed / 1e9 : 1.0;
-            next = law.step(new RateLaw.Window(window, measured, previous, dt, seconds, demand, stall / 1e6));
+            double seconds = windowSeconds();
+            double previous = rate;
+            double next = law.step(new RateLaw.Window(window, measured, previous, dt, seconds, demand, stall / 1e6));
             observations.incrementAndGet();
             FlowEvents.observation(name, measured, targetP99 - measured, next, previous, law.saturated(next), dt,
                     stall / 1e6, law.excusedLast());
-            if (next == previous) {
-                return next;
+            if (next != previous) {
+                applyRate(next, previous);
             }
-            limiter.setRate(next);
-            rate = next;
-            FlowEvents.rateChange(name, next, previous);
-            notifyRateChange(next, previous);
+            return next;
         } finally {
             loopLock.unlock();
         }
-        return next;
+    }
+
+    /** The window's ticker time, seconds; one when the clock did not move. Called under {@code loopLock}. */
+    private double windowSeconds() {
+        long now = ticker.read();
+        long elapsed = now - lastObserveNanos;
+        lastObserveNanos = now;
+        // A clock that did not move (a test's fake ticker) counts as one second.
+        return elapsed > 0 ? elapsed / 1e9 : 1.0;
+    }
+
+    /** Puts a new rate in force: limiter, field, JFR event, listener. Called under {@code loopLock}. */
+    private void applyRate(double next, double previous) {
+        limiter.setRate(next);
+        rate = next;
+        FlowEvents.rateChange(name, next, previous);
+        notifyRateChange(next, previous);
     }
 
     /**
@@ -385,10 +392,10 @@ public final class PowerFlowController<T> implements AutoCloseable {
 
     /**
      * Discards the queue, the latency window and the learned rate: the queue is emptied, the
-     * servo and limiter state cleared, and the rate returns to the configured starting rate
-     * ({@code onRateChange} is called if that moves it). The monotonic counters in {@link Stats}
-     * (submitted, admitted, recorded, dropped, observations, pausesExcused) are kept, as metrics
-     * counters are.
+     * servo, law ({@link RateLaw#reset()}) and limiter state cleared, and the rate returns to the
+     * configured starting rate ({@code onRateChange} is called if that moves it). The monotonic
+     * counters in {@link Stats} (submitted, admitted, recorded, dropped, observations,
+     * pausesExcused) are kept, as metrics counters are.
      */
     public void reset() {
         loopLock.lock();
@@ -576,7 +583,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
     public Stats stats() {
         double r = rate;
         return new Stats(new Stats.Settings(minRate, maxRate, targetP99, quantile, queue.capacity()),
-                new Stats.Counts(submittedCount(), admittedCount(), recordedCount(), queue.dropped(), observationCount()),
+                new Stats.Counts(submittedCount(), admittedCount(), recordedCount(), queue.dropped(),
+                        observationCount()),
                 r, queue.size(), observedQuantile(latency.snapshot(), quantile), loopSaturated(r), controlLaw,
                 law.stats());
     }
