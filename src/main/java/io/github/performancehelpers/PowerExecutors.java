@@ -34,7 +34,7 @@ import io.github.performancehelpers.loop.PowerFlowController;
  *     with {@link PowerFlowExecutor.Builder#controlLaw controlLaw(KNEE_AWARE)} (the executor
  *     builder's default too). Its steps are relative to the rate in force and scheduled on the
  *     capacity the downstream shows when it saturates, so no gains are derived. The PI law with
- *     the seed's gains rescaled to the pool settled under the target, still climbing slowly after
+ *     the default gains rescaled to the pool settled under the target, still climbing slowly after
  *     a cut (see {@code benchmarks/closedloop.md}, sections "Quiet rerun on main, after the
  *     executor's fast paths" and "The knee-aware control law").</li>
  * <li>{@code queueCapacity = min(10,000, max(n, ceil(maxRate × 1 s)))}: one second of work at

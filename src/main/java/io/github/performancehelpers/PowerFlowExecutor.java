@@ -1629,14 +1629,16 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          * the law that uses it.
          *
          * <p>Why the executor differs from {@link PowerFlowController#builder()}, whose default
-         * is the PI law with the seed's gains: those gains are absolute (tasks per second per
-         * millisecond), fitted to the seed's linear plant (about 400/s at a 30 ms target), and a
-         * pool in front of a queueing downstream is neither that scale nor linear. Its p99 is
-         * flat up to a knee, then steep; there the seed's gains creep past the knee, spike and
-         * fall to the floor, over and over. The knee-aware law's steps are relative to the rate
-         * in force and scheduled on the capacity the downstream shows when it saturates, so it
-         * needs no gains (see {@code benchmarks/closedloop.md}, section "The knee-aware control
-         * law"). The controller keeps the PI default because the seed fixes its behaviour.
+         * is the PI law with the default gains: those gains are absolute (tasks per second per
+         * millisecond), fitted to a linear plant (about 400/s at a 30 ms target, see
+         * {@code benchmarks/flowloop.md}), and a pool in front of a queueing downstream is
+         * neither that scale nor linear. Its p99 is flat up to a knee, then steep; there the
+         * default gains creep past the knee, spike and fall to the floor, over and over. The
+         * knee-aware law's steps are relative to the rate in force and scheduled on the capacity
+         * the downstream shows when it saturates, so it needs no gains (see
+         * {@code benchmarks/closedloop.md}, section "The knee-aware control law"). The controller
+         * keeps the PI default so that its behaviour with the default gains stays as
+         * {@code benchmarks/flowloop.md} describes it.
          *
          * @param gainSet whether a PI gain was set
          * @return the law

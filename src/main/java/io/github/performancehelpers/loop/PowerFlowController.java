@@ -793,10 +793,13 @@ public final class PowerFlowController<T> implements AutoCloseable {
     @FunctionalInterface
     public interface ControlLaw {
 
-        /** The PI(D) law on the controller's servo: {@link PiLaw}. */
+        /** The PI(D) law on the controller's servo, the builder's gains: {@link PiLaw}. */
         ControlLaw PI = PiLaw.CONTROL_LAW;
 
-        /** The knee-aware law, relative steps scheduled on the measured capacity: {@link KneeAwareLaw}. */
+        /**
+         * The knee-aware law: relative steps scheduled on the headroom and the measured capacity,
+         * specified item by item ("Smoothing", "Capacity", ..., "Pauses") by {@link KneeAwareLaw}.
+         */
         ControlLaw KNEE_AWARE = KneeAwareLaw.CONTROL_LAW;
 
         /**
