@@ -320,24 +320,12 @@ public final class KneeAwareLaw implements RateLaw {
             // keep the window out of every reading, the capacity and the trim block.
             return clamp(rate);
         }
-        recent.addLast(window);
-        long held = 0;
-        for (PowerHistogram.Snapshot s : recent) {
-            held += s.count();
-        }
         // Sparse: three windows at this rate hold too few samples for the quantile. The reading
         // then keeps windows until they do.
         boolean sparse = rate * seconds * WINDOWS < enough;
-        while (recent.size() > WINDOWS
-                && (!sparse || recent.size() > MAX_WINDOWS || held - recent.peekFirst().count() >= enough)) {
-            held -= recent.removeFirst().count();
-        }
-        PowerHistogram.Snapshot merged = null;
-        for (PowerHistogram.Snapshot s : recent) {
-            merged = merged == null ? s : merged.merge(s);
-        }
+        long held = keep(window, sparse);
         double previous = smoothed;
-        double m = PowerFlowController.observedQuantile(merged, quantile);
+        double m = PowerFlowController.observedQuantile(merged(), quantile);
         smoothed = m;
         double throughput = window.count() / seconds;
         // Loaded: work was offered at the rate or above, so the rate, not the demand, set how much
@@ -370,53 +358,89 @@ public final class KneeAwareLaw implements RateLaw {
             ups = 0;
             return clamp(rate * trimFactor(m));
         }
-        double next;
         if (m > target && tooFew && !saturated) {
             // Too few samples for the quantile: one slow call (the service time's tail, a pause of
             // the machine) reads over the target, at a rate far under any knee, and cutting and
             // bounding the capacity on it traps the rate low (see the class description). Hold,
             // and keep the windows to gather more; a saturated window acts.
+            return clamp(rate);
+        }
+        return clamp(m > target ? decrease(m, previous, rate, throughput, loaded, saturated) : increase(m, rate));
+    }
+
+    /**
+     * Adds {@code window} to the merged windows and drops the oldest beyond {@link #WINDOWS} (while
+     * sparse, only once the rest hold {@code enough} samples, or beyond {@link #MAX_WINDOWS}).
+     *
+     * @return the samples the merged windows hold
+     */
+    private long keep(PowerHistogram.Snapshot window, boolean sparse) {
+        recent.addLast(window);
+        long held = 0;
+        for (PowerHistogram.Snapshot s : recent) {
+            held += s.count();
+        }
+        while (recent.size() > WINDOWS
+                && (!sparse || recent.size() > MAX_WINDOWS || held - recent.peekFirst().count() >= enough)) {
+            held -= recent.removeFirst().count();
+        }
+        return held;
+    }
+
+    /** The merged windows as one snapshot. */
+    private PowerHistogram.Snapshot merged() {
+        PowerHistogram.Snapshot merged = null;
+        for (PowerHistogram.Snapshot s : recent) {
+            merged = merged == null ? s : merged.merge(s);
+        }
+        return merged;
+    }
+
+    /** The step for a reading {@code m} over the target (class description, "Decrease"), unclamped. */
+    private double decrease(double m, double previous, double rate, double throughput, boolean loaded,
+            boolean saturated) {
+        double next;
+        if (saturated) {
+            // Saturated: the downstream completed less than was admitted. That is its capacity.
+            capacity = throughput;
+            next = Math.max(MAX_CUT * rate, Math.min(rate * target / m, KNEE * throughput));
+        } else if (m < previous) {
+            // Over the target but falling, at a rate the downstream keeps up with: a backlog
+            // draining. Cutting again would cut for work admitted before the last cut.
             next = rate;
-        } else if (m > target) {
-            if (saturated) {
-                // Saturated: the downstream completed less than was admitted. That is its capacity.
-                capacity = throughput;
-                next = Math.max(MAX_CUT * rate, Math.min(rate * target / m, KNEE * throughput));
-            } else if (m < previous) {
-                // Over the target but falling, at a rate the downstream keeps up with: a backlog
-                // draining. Cutting again would cut for work admitted before the last cut.
-                next = rate;
-            } else {
-                next = rate * Math.max(MAX_CUT, target / m);
-                // The downstream kept up, yet the reading went far over the target: the knee is
-                // below this rate, whatever a saturated window measured before (one that
-                // straddled a drop in capacity measures part of the old one). Not on a reading
-                // just over: that is as likely noise, and with a target close to the service
-                // time's own p99 bounding on it ratchets the rate down.
-                if (loaded && m > BOUND_OVER * target) {
-                    capacity = Math.min(capacity, rate);
-                }
-            }
-            // The windows read so far describe a rate no longer in force.
-            recent.clear();
         } else {
-            double headroom = Math.min(1.0, (target - m) / (HEADROOM_BAND * target));
-            if (rate > capacity) {
-                // At or under the target above the capacity estimate: the downstream does more
-                // now. Move the estimate up with the rate, so that the climb stays slow there.
-                capacity = rate;
-            }
-            climbing = true;
-            if (nearKnee(rate)) {
-                next = rate * (1 + SLOW_INCREASE * headroom);
-            } else {
-                next = rate * (1 + FAST_INCREASE * headroom);
-                if (rate < KNEE * capacity) {
-                    next = Math.min(next, KNEE * capacity);
-                }
+            next = rate * Math.max(MAX_CUT, target / m);
+            // The downstream kept up, yet the reading went far over the target: the knee is
+            // below this rate, whatever a saturated window measured before (one that
+            // straddled a drop in capacity measures part of the old one). Not on a reading
+            // just over: that is as likely noise, and with a target close to the service
+            // time's own p99 bounding on it ratchets the rate down.
+            if (loaded && m > BOUND_OVER * target) {
+                capacity = Math.min(capacity, rate);
             }
         }
-        return clamp(next);
+        // The windows read so far describe a rate no longer in force.
+        recent.clear();
+        return next;
+    }
+
+    /** The step for a reading {@code m} at or under the target (class description, "Increase"), unclamped. */
+    private double increase(double m, double rate) {
+        double headroom = Math.min(1.0, (target - m) / (HEADROOM_BAND * target));
+        if (rate > capacity) {
+            // At or under the target above the capacity estimate: the downstream does more
+            // now. Move the estimate up with the rate, so that the climb stays slow there.
+            capacity = rate;
+        }
+        climbing = true;
+        if (nearKnee(rate)) {
+            return rate * (1 + SLOW_INCREASE * headroom);
+        }
+        double next = rate * (1 + FAST_INCREASE * headroom);
+        if (rate < KNEE * capacity) {
+            next = Math.min(next, KNEE * capacity);
+        }
+        return next;
     }
 
     /**

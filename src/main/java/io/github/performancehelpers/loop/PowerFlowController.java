@@ -105,12 +105,10 @@ import io.github.performancehelpers.metrics.PowerFlowControllerMXBean;
 public final class PowerFlowController<T> implements AutoCloseable {
 
     /*
-     * Implementation notes. admit() holds admitLock so that peek -> tryConsume -> poll is atomic
-     * with respect to other consumers: the head that was admitted is the head that is removed, and
-     * admission is never consumed when the queue is empty; reset() takes it to clear the queue.
-     * Producers (offer) and recorders (histogram) never take a lock. observe() and reset() hold
-     * loopLock, which guards the law and the servo (neither is thread-safe). `rate` is volatile so
-     * readers see the rate in force without the lock.
+     * Implementation notes. Admission is FlowAdmission's: admit() and the queue's clear in reset()
+     * hold its admitLock (see there). Producers (offer) and recorders (histogram) never take a
+     * lock. observe() and reset() hold loopLock, which guards the law and the servo (neither is
+     * thread-safe). `rate` is volatile so readers see the rate in force without the lock.
      */
 
     static {
