@@ -112,6 +112,9 @@ import java.util.ArrayDeque;
  * whether it is trimming. The constants (package-private) are the law's definition, chosen on
  * {@code ClosedLoopSimulation}, not options.
  *
+ * <p>Select it with {@link PowerFlowController.ControlLaw#KNEE_AWARE}; the class has no public
+ * constructor.
+ *
  * <p><b>Thread safety.</b> Not thread-safe: the controller steps and resets it under its loop
  * lock. {@link #stats()}, {@link #saturated(double)} and {@link #excusedLast()} may be read from
  * any thread; the smoothed reading, the capacity and the trimming flag may then be stale.

@@ -21,6 +21,9 @@ package io.github.performancehelpers.loop;
  * <p>It holds no state of its own: the servo is the controller's ({@link PowerFlowController#servo()}),
  * which {@link PowerFlowController#reset()} resets.
  *
+ * <p>Select it with {@link PowerFlowController.ControlLaw#PI}; the class has no public
+ * constructor.
+ *
  * <p><b>Thread safety.</b> Not thread-safe: the controller steps it under its loop lock.
  * {@link #saturated(double)} reads the servo's last state without it.
  *
@@ -43,12 +46,8 @@ public final class PiLaw implements RateLaw {
 
     private final PowerServo servo;
 
-    /**
-     * Creates the law on the controller's servo.
-     *
-     * @param setup the controller's setup; its {@link RateLaw.Setup#servo() servo} is stepped
-     */
-    public PiLaw(RateLaw.Setup setup) {
+    /** The law on the controller's servo, as {@link #CONTROL_LAW} creates it. */
+    PiLaw(RateLaw.Setup setup) {
         this.servo = setup.servo();
     }
 
