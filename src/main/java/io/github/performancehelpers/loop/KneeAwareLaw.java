@@ -328,7 +328,7 @@ public final class KneeAwareLaw implements RateLaw {
         boolean sparse = rate * seconds * WINDOWS < enough;
         long held = keep(window, sparse);
         double previous = smoothed;
-        double m = PowerFlowController.observedQuantile(merged(), quantile);
+        double m = RateLaw.reading(merged(), quantile);
         smoothed = m;
         double throughput = window.count() / seconds;
         // Loaded: work was offered at the rate or above, so the rate, not the demand, set how much
@@ -475,7 +475,7 @@ public final class KneeAwareLaw implements RateLaw {
         if (!whole) {
             return clamp(rate);
         }
-        double reading = PowerFlowController.observedQuantile(block, quantile);
+        double reading = RateLaw.reading(block, quantile);
         double f = trimFactor(reading);
         double next = clamp(rate * f);
         ups = f > 1 ? ups + 1 : 0;

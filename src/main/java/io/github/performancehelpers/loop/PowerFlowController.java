@@ -312,7 +312,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
                 lastObserveNanos = ticker.read();
                 return rate;
             }
-            double measured = observedQuantile(window, quantile);
+            double measured = RateLaw.reading(window, quantile);
             lastObservedP99 = measured;
             double seconds = windowSeconds();
             double previous = rate;
@@ -344,33 +344,6 @@ public final class PowerFlowController<T> implements AutoCloseable {
         rate = next;
         FlowEvents.rateChange(name, next, previous);
         notifyRateChange(next, previous);
-    }
-
-    /**
-     * The quantile {@code q} of a window as the loop reads it: the order statistic whose expected
-     * population quantile is {@code q}, that is the sample of 1-based rank
-     * {@code min(n, ceil(q × (n + 1)))} of the {@code n} sorted samples (within the histogram's
-     * relative accuracy; the largest sample is exact). See the class description, "Reading the
-     * quantile".
-     *
-     * @param window the samples
-     * @param q      the quantile, in {@code (0, 1]}
-     * @return milliseconds; NaN for an empty window
-     */
-    static double observedQuantile(PowerHistogram.Snapshot window, double q) {
-        long n = window.count();
-        if (n == 0) {
-            return Double.NaN;
-        }
-        // 0-based. The epsilon keeps a q × (n + 1) that is an integer in exact arithmetic
-        // (0.5 × 4) on that integer when rounding leaves it a hair above.
-        long rank = Math.min(n, (long) Math.ceil(q * (n + 1) - 1e-9)) - 1;
-        if (rank >= n - 1) {
-            return window.max();
-        }
-        // The histogram's lower quantile reads 0-based rank floor(p × (n - 1)); this p lands on
-        // `rank` exactly.
-        return window.quantile((rank + 0.5) / (n - 1));
     }
 
     private void notifyRateChange(double next, double previous) {
@@ -510,7 +483,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * @return the quantile in milliseconds, or empty when nothing has been recorded in the window
      */
     public OptionalDouble p99() {
-        double q = observedQuantile(latency.snapshot(), quantile);
+        double q = RateLaw.reading(latency.snapshot(), quantile);
         return Double.isNaN(q) ? OptionalDouble.empty() : OptionalDouble.of(q);
     }
 
@@ -583,7 +556,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
         return new Stats(new Stats.Settings(minRate, maxRate, targetP99, quantile, queue.capacity()),
                 new Stats.Counts(submittedCount(), admittedCount(), recordedCount(), queue.dropped(),
                         observationCount()),
-                r, queue.size(), observedQuantile(latency.snapshot(), quantile), loopSaturated(r), controlLaw,
+                r, queue.size(), RateLaw.reading(latency.snapshot(), quantile), loopSaturated(r), controlLaw,
                 law.stats());
     }
 

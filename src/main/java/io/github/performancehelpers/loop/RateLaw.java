@@ -68,6 +68,33 @@ public interface RateLaw {
     }
 
     /**
+     * Reads the quantile {@code q} of a window as the controller reads it
+     * ({@link PowerFlowController}, "Reading the quantile"): the order statistic whose expected population quantile is
+     * {@code q}, the sample of 1-based rank {@code min(n, ceil(q × (n + 1)))} of the {@code n}
+     * sorted samples, within the histogram's relative accuracy (the largest sample is exact). For
+     * a law that reads merged windows, as {@link KneeAwareLaw} does.
+     *
+     * @param samples the samples, milliseconds
+     * @param q       the quantile, in {@code (0, 1]}
+     * @return milliseconds; {@link Double#NaN} for an empty window
+     */
+    static double reading(PowerHistogram.Snapshot samples, double q) {
+        long n = samples.count();
+        if (n == 0) {
+            return Double.NaN;
+        }
+        // 0-based. The epsilon keeps a q × (n + 1) that is an integer in exact arithmetic
+        // (0.5 × 4) on that integer when rounding leaves it a hair above.
+        long rank = Math.min(n, (long) Math.ceil(q * (n + 1) - 1e-9)) - 1;
+        if (rank >= n - 1) {
+            return samples.max();
+        }
+        // The histogram's lower quantile reads 0-based rank floor(p × (n - 1)); this p lands on
+        // `rank` exactly.
+        return samples.quantile((rank + 0.5) / (n - 1));
+    }
+
+    /**
      * What a law is created with: the controller's setpoint, bounds and servo.
      *
      * <p><b>Thread safety.</b> Immutable (the servo is not: see {@link PowerServo}).
@@ -90,8 +117,8 @@ public interface RateLaw {
      * <p><b>Thread safety.</b> Immutable (a {@link PowerHistogram.Snapshot} is too).
      *
      * @param samples the window's latencies, milliseconds; not empty
-     * @param reading the window's driving quantile, milliseconds, read as
-     *                {@link PowerFlowController}'s "Reading the quantile" says
+     * @param reading the window's driving quantile, milliseconds, as
+     *                {@link RateLaw#reading(PowerHistogram.Snapshot, double)} reads it
      * @param rate    the rate in force during the window, operations per second
      * @param dt      the {@code dt} passed to {@link PowerFlowController#observe(double)}, in the
      *                gains' unit

@@ -198,6 +198,20 @@ class RateLawTest {
         assertFalse(st.law().trimming());
     }
 
+    /** A law reads merged windows with the controller's own rank. */
+    @Test
+    void aLawReadsTheQuantileAsTheControllerDoes() {
+        PowerFlowController<String> flow = PowerFlowController.<String>builder().rate(100).minRate(1).ticker(t).build();
+        for (int i = 1; i <= 250; i++) {
+            flow.record(i);
+        }
+        PowerHistogram.Snapshot window = flow.latency().snapshot();
+        assertEquals(flow.p99().orElseThrow(), RateLaw.reading(window, 0.99));
+        assertEquals(249, RateLaw.reading(window, 0.99), 249 * 0.02); // rank ceil(0.99 × 251) = 249
+        assertEquals(250, RateLaw.reading(window, 1.0));
+        assertTrue(Double.isNaN(RateLaw.reading(PowerHistogram.builder().build().snapshot(), 0.99)));
+    }
+
     /** The executor's builder takes the loop's options from FlowOptions, with the same messages. */
     @Test
     void theExecutorBuilderTakesTheLoopOptions() {
