@@ -619,7 +619,6 @@ public final class PowerFlowController<T> implements AutoCloseable {
         stallNanos.accumulateAndGet(nanos, Math::max);
     }
 
-
     /**
      * The loop's statistics, built from parts: the configuration ({@link Settings}), the
      * monotonic counters ({@link Counts}), the state of the moment, and the numbers the control
