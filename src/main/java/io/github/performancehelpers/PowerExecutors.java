@@ -30,31 +30,28 @@ import io.github.performancehelpers.loop.PowerFlowController;
  * <li>{@code rate = maxRate}: start at full speed, as the pool being replaced does, and let the
  *     latency feedback bring the rate down (under overload, by at most half per observation).</li>
  * <li>{@code minRate = maxRate / 100}.</li>
- * <li>The control law: {@link PowerFlowController.ControlLaw#KNEE_AWARE}, the executor builder's
- *     default. Its steps are relative to the rate in force and scheduled on the capacity the
- *     downstream shows when it saturates, so no gains are derived. (Earlier builds of the
- *     factories used the PI law with the seed's gains rescaled by
- *     {@code (maxRate / W[ms]) / (400 / 30)} and a quarter of the integral gain: it did not cycle
- *     at a queueing downstream's knee, but it settled 20 % under the target, still climbing at
- *     about 4 tasks/s per second after a cut. On {@code ClosedLoopBench}'s simulated downstream
- *     the knee-aware law holds the p99 nearer the target with more goodput; see
- *     {@code benchmarks/closedloop.md}.)</li>
+ * <li>The control law: {@link PowerFlowController.ControlLaw#KNEE_AWARE}, selected explicitly
+ *     with {@link PowerFlowExecutor.Builder#controlLaw controlLaw(KNEE_AWARE)} (the executor
+ *     builder's default too). Its steps are relative to the rate in force and scheduled on the
+ *     capacity the downstream shows when it saturates, so no gains are derived. The PI law with
+ *     the default gains rescaled to the pool settled under the target, still climbing slowly after
+ *     a cut (see {@code benchmarks/closedloop.md}, sections "Quiet rerun on main, after the
+ *     executor's fast paths" and "The knee-aware control law").</li>
  * <li>{@code queueCapacity = min(10,000, max(n, ceil(maxRate × 1 s)))}: one second of work at
  *     full speed (the loop's default observe interval), at least one pool's worth ({@code n}),
  *     at most 10,000. A batch the pool could start within a second is queued rather than
  *     refused; beyond that a full queue throws {@link QueueFullException}, so sustained
  *     overload is shed at the door instead of waiting in line. The bound on the wait follows:
  *     a queued task waits at most {@code queueCapacity / rate}, one second at {@code maxRate},
- *     {@code maxRate / rate} seconds once the loop has cut the rate to {@code rate}. (The
- *     constant 10,000 it replaces was minutes of waiting under sustained overload: on the
- *     closed-loop bench, 64 threads at a 60 ms target, whose loop settles near 130/s, an
- *     end-to-end p99 of 30 s; see {@code benchmarks/closedloop.md}.)</li>
+ *     {@code maxRate / rate} seconds once the loop has cut the rate to {@code rate}. (A constant
+ *     10,000 would be minutes of waiting under sustained overload at a low settled rate; see
+ *     {@code benchmarks/closedloop.md}, section "Reading it".)</li>
  * <li>The pool is sized with {@link PoolSizer#littlesLaw(Duration, int, int)
  *     littlesLaw(W, 1, n)}.</li>
  * </ul>
  * Use {@link PowerFlowExecutor#builder()} for anything else.
  *
- * <p>Thread-safety: the factories may be called from any thread.
+ * <p><b>Thread safety.</b> The factories may be called from any thread.
  *
  * @since 0.1.0
  */

@@ -1032,24 +1032,30 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     // ---------------------------------------------------------------- builder
 
     /**
-     * Builds a {@link PowerFlowExecutor}. The flow-controller options have the names, defaults and
+     * Builds a {@link PowerFlowExecutor}. The loop's options are inherited from
+     * {@link io.github.performancehelpers.loop.FlowOptions}, with the names, defaults and
      * validation of {@link PowerFlowController.Builder} (invalid values are refused when set);
-     * the executor's own are validated when set and again in {@link #build()}.
+     * their rates are task starts per second, and in {@linkplain #fixedRate(boolean) fixed-rate}
+     * mode {@code rate} is the rate and {@code minRate} is optional. The {@code ticker} also
+     * times the tasks and the observation interval (the dispatcher still parks in real time: a
+     * fake ticker is for driving the loop and the limiter from a test). When a
+     * {@code globalLimiter} refuses while the local limiter would admit, the dispatcher retries
+     * after 1 ms. The control law defaults to
+     * {@link PowerFlowController.ControlLaw#KNEE_AWARE} unless a PI gain is set (see
+     * {@link #defaultControlLaw(boolean)}). The executor's own options are validated when set and
+     * again in {@link #build()}.
      *
-     * <p>Not thread-safe.
+     * <p><b>Thread safety.</b> Not thread-safe: one thread configures a builder.
      */
-    public static final class Builder {
-        private final PowerFlowController.Builder<Runnable> flow = PowerFlowController.builder();
+    public static final class Builder extends io.github.performancehelpers.loop.FlowOptions<Builder> {
+        // Read by the executor's constructor; the loop's options among them are copied from
+        // FlowOptions in build().
         private double rate = Double.NaN;
-        private boolean minRateSet;
-        /** Set by controlLaw(...); null: KNEE_AWARE unless a PI option was set. */
-        private PowerFlowController.ControlLaw controlLaw;
-        private boolean piOptionSet;
         private double targetP99 = 50;
         private double relativeAccuracy = 0.01;
-        private RateChangeListener onRateChange;
         private Ticker ticker = Ticker.system();
         private RateLimiter globalLimiter;
+        private RateChangeListener onRateChange;
         private Duration observeInterval = Duration.ofSeconds(1);
         private ExecutorService delegate;
         private Boolean ownsDelegate;
@@ -1064,6 +1070,33 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         private Duration staleAfter;
 
         private Builder() {
+        }
+
+        /**
+         * The executor's control law when {@link #controlLaw} was not called:
+         * {@link PowerFlowController.ControlLaw#KNEE_AWARE}, unless {@link #kp}, {@link #ki},
+         * {@link #kd} or {@link #derivativeFilter} was set, in which case
+         * {@link PowerFlowController.ControlLaw#PI} with those gains: whoever sets a gain gets
+         * the law that uses it.
+         *
+         * <p>Why the executor differs from {@link PowerFlowController#builder()}, whose default
+         * is the PI law with the default gains: those gains are absolute (tasks per second per
+         * millisecond), fitted to a linear plant (about 400/s at a 30 ms target, see
+         * {@code benchmarks/flowloop.md}), and a pool in front of a queueing downstream is
+         * neither that scale nor linear. Its p99 is flat up to a knee, then steep; there the
+         * default gains creep past the knee, spike and fall to the floor, over and over. The
+         * knee-aware law's steps are relative to the rate in force and scheduled on the capacity
+         * the downstream shows when it saturates, so it needs no gains (see
+         * {@code benchmarks/closedloop.md}, section "The knee-aware control law"). The controller
+         * keeps the PI default so that its behaviour with the default gains stays as
+         * {@code benchmarks/flowloop.md} describes it.
+         *
+         * @param gainSet whether a PI gain was set
+         * @return the law
+         */
+        @Override
+        protected PowerFlowController.ControlLaw defaultControlLaw(boolean gainSet) {
+            return gainSet ? PowerFlowController.ControlLaw.PI : PowerFlowController.ControlLaw.KNEE_AWARE;
         }
 
         /**
@@ -1131,204 +1164,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
 
         /**
-         * Sets the starting sustained rate (in fixed-rate mode, the rate). Required.
-         *
-         * @param rate task starts per second, finite and {@code > 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code rate} is not finite or not {@code > 0}
-         */
-        public Builder rate(double rate) {
-            flow.rate(rate);
-            this.rate = rate;
-            return this;
-        }
-
-        /**
-         * Sets the GCRA burst tolerance. Default 0.
-         *
-         * @param burst tasks, finite and {@code >= 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code burst} is negative or not finite
-         */
-        public Builder burst(double burst) {
-            flow.burst(burst);
-            return this;
-        }
-
-        /**
-         * Sets the floor of the adaptive rate. Required unless {@link #fixedRate(boolean)}.
-         *
-         * @param minRate per second, finite and {@code > 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code minRate} is not finite or not {@code > 0}
-         */
-        public Builder minRate(double minRate) {
-            flow.minRate(minRate);
-            this.minRateSet = true;
-            return this;
-        }
-
-        /**
-         * Sets the ceiling of the adaptive rate. Default unbounded, but required in practice.
-         *
-         * @param maxRate per second, {@code > 0} (may be {@link Double#POSITIVE_INFINITY})
-         * @return this builder
-         * @throws IllegalArgumentException if {@code maxRate} is NaN or not {@code > 0}
-         */
-        public Builder maxRate(double maxRate) {
-            flow.maxRate(maxRate);
-            return this;
-        }
-
-        /**
-         * Sets the latency setpoint for the tasks' run time. Default 50 ms.
-         *
-         * @param targetP99 milliseconds, finite and {@code > 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code targetP99} is not finite or not {@code > 0}
-         */
-        public Builder targetP99(double targetP99) {
-            flow.targetP99(targetP99);
-            this.targetP99 = targetP99;
-            return this;
-        }
-
-        /**
-         * Sets the latency setpoint for the tasks' run time. Default 50 ms.
-         *
-         * @param targetP99 a positive duration
-         * @return this builder
-         * @throws NullPointerException     if {@code targetP99} is null
-         * @throws IllegalArgumentException if {@code targetP99} is not positive
-         */
-        public Builder targetP99(Duration targetP99) {
-            Objects.requireNonNull(targetP99, "targetP99");
-            return targetP99(targetP99.toNanos() / 1e6);
-        }
-
-        /**
-         * Sets which quantile of the window drives the loop. Default 0.99.
-         *
-         * @param quantile a value in {@code (0, 1]}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code quantile} is outside {@code (0, 1]}
-         */
-        public Builder quantile(double quantile) {
-            flow.quantile(quantile);
-            return this;
-        }
-
-        /**
-         * Sets the bound on the waiting queue. Default 100.
-         *
-         * @param queueCapacity tasks, {@code >= 1}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code queueCapacity < 1}
-         */
-        public Builder queueCapacity(int queueCapacity) {
-            flow.queueCapacity(queueCapacity);
-            return this;
-        }
-
-        /**
-         * Sets the proportional gain of the {@link PowerFlowController.ControlLaw#PI PI} law.
-         * Default 0.05. Setting it (or {@code ki}, {@code kd}, {@code derivativeFilter}) selects
-         * the PI law unless {@link #controlLaw} was set (see there).
-         *
-         * @param kp (tasks per second) per millisecond of latency error, finite and {@code >= 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code kp} is negative or not finite
-         */
-        public Builder kp(double kp) {
-            flow.kp(kp);
-            piOptionSet = true;
-            return this;
-        }
-
-        /**
-         * Sets the integral gain of the {@link PowerFlowController.ControlLaw#PI PI} law. Default
-         * 0.001; it must be non-zero for that law to hold a rate above the floor (see
-         * {@link PowerFlowController.Builder#ki(double)}). Setting it selects the PI law unless
-         * {@link #controlLaw} was set.
-         *
-         * @param ki finite and {@code >= 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code ki} is negative or not finite
-         */
-        public Builder ki(double ki) {
-            flow.ki(ki);
-            piOptionSet = true;
-            return this;
-        }
-
-        /**
-         * Sets the derivative gain of the {@link PowerFlowController.ControlLaw#PI PI} law.
-         * Default 0. Setting it selects the PI law unless {@link #controlLaw} was set.
-         *
-         * @param kd finite and {@code >= 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code kd} is negative or not finite
-         */
-        public Builder kd(double kd) {
-            flow.kd(kd);
-            piOptionSet = true;
-            return this;
-        }
-
-        /**
-         * Sets the low-pass coefficient on the PI law's derivative. Default 0. Setting it selects
-         * the PI law unless {@link #controlLaw} was set.
-         *
-         * @param derivativeFilter a value in {@code [0, 1)}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code derivativeFilter} is outside {@code [0, 1)}
-         */
-        public Builder derivativeFilter(double derivativeFilter) {
-            flow.derivativeFilter(derivativeFilter);
-            piOptionSet = true;
-            return this;
-        }
-
-        /**
-         * Sets the control law. Default: {@link PowerFlowController.ControlLaw#KNEE_AWARE},
-         * unless {@link #kp}, {@link #ki}, {@link #kd} or {@link #derivativeFilter} is set, in
-         * which case {@link PowerFlowController.ControlLaw#PI} with those gains: whoever sets a
-         * gain gets the law that uses it. An explicit call wins over both.
-         *
-         * <p>Why the executor differs from {@link PowerFlowController#builder()}, whose default
-         * is the PI law with the seed's gains: those gains are absolute (tasks per second per
-         * millisecond), fitted to the seed's linear plant (about 400/s at a 30 ms target), and a
-         * pool in front of a queueing downstream is neither that scale nor linear. Its p99 is
-         * flat up to a knee, then steep; there the seed's gains creep past the knee, spike and
-         * fall to the floor, over and over (on {@code ClosedLoopBench}'s simulated downstream,
-         * 16 of 40 runs more than 10 % over the target over 60 s). The knee-aware law's steps
-         * are relative to the rate in force and scheduled on the capacity the downstream shows
-         * when it saturates, so it needs no gains and climbs back from a cut within seconds. The
-         * controller keeps the PI default because the seed fixes its behaviour.
-         *
-         * @param controlLaw the law
-         * @return this builder
-         * @throws NullPointerException if {@code controlLaw} is null
-         */
-        public Builder controlLaw(PowerFlowController.ControlLaw controlLaw) {
-            this.controlLaw = Objects.requireNonNull(controlLaw, "controlLaw");
-            return this;
-        }
-
-        /**
-         * Sets the relative accuracy of the run-time and queue-wait histograms. Default 0.01.
-         *
-         * @param relativeAccuracy a value in {@code (0, 1)}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code relativeAccuracy} is outside {@code (0, 1)}
-         */
-        public Builder relativeAccuracy(double relativeAccuracy) {
-            flow.relativeAccuracy(relativeAccuracy);
-            this.relativeAccuracy = relativeAccuracy;
-            return this;
-        }
-
-        /**
          * Sets a listener called as {@code onRateChange(rate, previous)} when the loop moves the
          * rate, on the observation thread, after the delegate has been resized. A listener that
          * throws is reported and counted ({@link PowerFlowExecutor#callbackFailures()}) and stops
@@ -1339,34 +1174,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          */
         public Builder onRateChange(RateChangeListener onRateChange) {
             this.onRateChange = onRateChange;
-            return this;
-        }
-
-        /**
-         * Sets the clock for the limiter, the run and wait times and the observation interval.
-         * Default {@link Ticker#system()}. (The dispatcher still parks in real time: a fake ticker
-         * is for driving the loop and the limiter from a test.)
-         *
-         * @param ticker the ticker
-         * @return this builder
-         * @throws NullPointerException if {@code ticker} is null
-         */
-        public Builder ticker(Ticker ticker) {
-            flow.ticker(ticker);
-            this.ticker = ticker;
-            return this;
-        }
-
-        /**
-         * Adds a limiter every admission must also pass (a fleet-wide ceiling). When it refuses
-         * while the local limiter would admit, the dispatcher retries after 1 ms.
-         *
-         * @param globalLimiter the extra limiter, or {@code null} for none
-         * @return this builder
-         */
-        public Builder globalLimiter(RateLimiter globalLimiter) {
-            flow.globalLimiter(globalLimiter);
-            this.globalLimiter = globalLimiter;
             return this;
         }
 
@@ -1521,11 +1328,16 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 throw new IllegalArgumentException("staleAfter must be > observeInterval: staleAfter="
                         + staleAfter + ", observeInterval=" + observeInterval);
             }
-            if (fixedRate && !minRateSet && !Double.isNaN(rate)) {
+            PowerFlowController.Builder<Runnable> flow = PowerFlowController.builder();
+            copyTo(flow); // the loop's options, with the law resolved by defaultControlLaw
+            rate = rate();
+            targetP99 = targetP99();
+            relativeAccuracy = relativeAccuracy();
+            ticker = ticker();
+            globalLimiter = globalLimiter();
+            if (fixedRate && Double.isNaN(minRate()) && !Double.isNaN(rate)) {
                 flow.minRate(rate / 2); // never used: the loop does not run
             }
-            flow.controlLaw(controlLaw != null ? controlLaw
-                    : piOptionSet ? PowerFlowController.ControlLaw.PI : PowerFlowController.ControlLaw.KNEE_AWARE);
             // Validate the controller's options before anything is started.
             flow.onRateChange(null).build();
             return new PowerFlowExecutor(this, flow);

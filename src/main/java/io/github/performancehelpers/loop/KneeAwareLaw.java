@@ -3,13 +3,138 @@ package io.github.performancehelpers.loop;
 import java.util.ArrayDeque;
 
 /**
- * The state and arithmetic of {@link PowerFlowController.ControlLaw#KNEE_AWARE}; the law itself is
- * documented there. Package-private: the constants are the law's definition, measured on
- * {@code ClosedLoopSimulation} (see {@code benchmarks/closedloop.md}), not options.
+ * The knee-aware control law, {@link PowerFlowController.ControlLaw#KNEE_AWARE}: multiplicative
+ * steps scheduled on the headroom under the target and on the downstream's measured capacity. The
+ * builder's gains, {@code kd}, {@code derivativeFilter} and {@code dt} are not used; the
+ * controller's {@link PowerFlowController#servo() servo} is not stepped. Each step of a non-empty
+ * window, with {@code r} the rate in force:
+ * <ol>
+ * <li><b>Smoothing.</b> {@code m} is the driving quantile (read as {@link PowerFlowController}'s
+ *     "Reading the quantile" says) of this window merged with up to the two before it, since the
+ *     last observation over the target (a decrease or a hold) or the start of trimming (while
+ *     trimming, a window over the target drops none): about three times the samples of one
+ *     window, so a window's 2nd-largest sample does not decide alone.
+ *     {@link PowerFlowController#lastObservedP99()} is still the one window's reading. The reading
+ *     is <em>sparse</em> when three windows at {@code r} hold fewer than {@code 3 / (1 − q)}
+ *     samples (300 for the p99: under 100/s with one-second windows; never for {@code q = 1}): it
+ *     then keeps up to 30 windows until they hold that many.</li>
+ * <li><b>Capacity.</b> A window is <em>loaded</em> when items were offered during it
+ *     ({@link PowerFlowController#submit} accepted or refused, or handed off directly) at
+ *     {@code 0.9 × r} per second or more: the rate, not the demand, decided what was admitted. A
+ *     loaded window is <em>saturated</em> when {@code m > targetP99} and its completions per
+ *     second are below {@code 0.9 × r}: the downstream did less than was admitted, so that
+ *     completion rate is its capacity {@code C} ({@code +∞} before one). Per second means over the
+ *     ticker time since the previous {@link PowerFlowController#observe} call (one second if the
+ *     ticker did not move). Three readings correct {@code C} in between (and trimming, below): a
+ *     loaded window of half a second or more that completes more than {@code C} per second raises
+ *     it to that, for the downstream did that much (a pause of the machine makes a window
+ *     saturated and measures the pause; the backlog it left drains above {@code C} in the next
+ *     window); a loaded window more than 1.5 × the target over that the downstream kept up with
+ *     (not saturated, {@code m} not falling, not sparse with too few samples) bounds it,
+ *     {@code C = min(C, r)}, for the knee is below {@code r} (a saturated window that straddled a
+ *     drop in capacity measures part of the old one; a window just over the target is as likely
+ *     noise, and bounding on it would ratchet the rate down when the target is close to the
+ *     service time's own p99); and a window at or under the target at {@code r > C} raises it,
+ *     {@code C = r}, for the downstream now does more, so the climb there stays the slow one. A
+ *     window that is not loaded (demand below the rate) neither measures nor bounds the capacity,
+ *     nor raises it by its completions.</li>
+ * <li><b>Decrease</b> ({@code m > targetP99}; while trimming, only as its item says), then the
+ *     merged windows are dropped (after a hold too, except the sparse one):
+ *     <ul>
+ *     <li>sparse, not saturated, and fewer than {@code 3 / (1 − q)} samples in fewer than 30
+ *         merged windows: hold ({@code r' = r}), no capacity bound, and the windows are kept: such
+ *         a reading is the largest sample or next to it, and one slow call (the service time's
+ *         tail, a pause of the machine) puts it over the target at any rate (see
+ *         {@code benchmarks/closedloop.md}, section "The low-rate trap, fixed");</li>
+ *     <li>saturated: {@code r' = max(0.5 × r, min(r × targetP99 / m, 0.85 × C))}: to just under
+ *         the measured capacity;</li>
+ *     <li>not saturated and {@code m} lower than the previous observation's: hold
+ *         ({@code r' = r}), a backlog draining at a rate the downstream keeps up with;</li>
+ *     <li>otherwise: {@code r' = r × max(0.5, targetP99 / m)}.</li>
+ *     </ul>
+ *     At most half per observation, so one spike does not throw the rate to the floor.</li>
+ * <li><b>Increase</b> ({@code m ≤ targetP99}; not while trimming): headroom
+ *     {@code h = min(1, (targetP99 − m) / (0.25 × targetP99))}, full while the reading is 25 % or
+ *     more under the target, shrinking linearly to 0 at the target. Near the knee,
+ *     {@code 0.85 × C ≤ r ≤ C / 0.85}, {@code r' = r × (1 + 0.02 × h)}; elsewhere
+ *     {@code r' = r × (1 + 0.3 × h)}, but not past {@code 0.85 × C} from below.</li>
+ * <li><b>Trimming.</b> When a reading over the target (up to {@code 2 × targetP99}, not
+ *     saturated, not sparse) comes right after an increase, with {@code r} near the knee
+ *     ({@code 0.85 × C ≤ r ≤ C / 0.85}), the slow climb has reached the target, and the law trims
+ *     instead of cutting: {@code r' = r × s(m)}, with the step
+ *     {@code s(x) = (0.95 × targetP99 / x)^(1/6)} bounded to {@code [0.85, 1.03]}. From then the
+ *     rate moves once per block of 10 windows (more while the block holds fewer than
+ *     {@code 10 / (1 − q)} samples, at most 60), by {@code s} of the block's reading; between
+ *     block ends it holds. A block at or under the target that takes {@code r'} above {@code C}
+ *     raises {@code C} to {@code r'}. Trimming ends, and the steps above apply to the window, on a
+ *     reading over the target from a saturated window, or on one over {@code 2 × targetP99}
+ *     (unless sparse with too few samples, as in the first decrease above): the downstream
+ *     changed. It ends too, after the block's step, on a block reading under
+ *     {@code 0.75 × targetP99} (the downstream does more) and on the sixth block in a row that
+ *     stepped up (near the floor of the service time's own p99 a block's reading hardly moves with
+ *     the rate, and trimming that began far under the knee, the capacity estimate taken low by a
+ *     stall or a spike, would climb 3 % a block); the climb resumes until it next reads over the
+ *     target. Why: one reading of three windows is noisy near the knee (a slow second of the
+ *     downstream or of the machine puts it over), so cutting on each and climbing back keeps a
+ *     settled rate moving; a block of ten windows holds a thousand samples or more, and the step
+ *     assumes the p99 moves six times as much as the rate there. The aim, 95 % of the target, is
+ *     because a longer span's p99 at a steady rate scatters more above its middle than below (see
+ *     {@code benchmarks/closedloop.md}, section "Trimming near the knee: the rate moves once per
+ *     ten seconds").</li>
+ * <li><b>Pauses.</b> A window in which a pause of the process of at least
+ *     {@code max(0.5 × targetP99, 50 ms)} ended, and the window after it, are excused:
+ *     {@code r' = r}, and neither is merged into a reading or a trim block, nor measures, bounds
+ *     or raises {@code C}. A pause is what a {@code PowerFlowExecutor}'s dispatcher sees when it
+ *     wakes that much later than it asked to, with a task waiting for admission (a collector's
+ *     pause, the machine descheduling the process, a CPU kept busy by other work); a bare
+ *     controller sees none. Every call in flight then ends that much later, whatever the rate, so
+ *     the reading says nothing about the downstream, and cutting on it (half, with the capacity
+ *     bounded or measured low) leaves a long climb back (see {@code benchmarks/closedloop.md},
+ *     section "Pauses of the process: the law holds through them"). A pause within 10 windows
+ *     after an excused one is read like any other latency: pauses that frequent may be the load's
+ *     own doing. Each excusing pause counts in {@link PowerFlowController.Stats#pausesExcused()}
+ *     (metric {@code power.flow.pauses.excused}, MXBean attribute {@code PausesExcused}); each
+ *     window's {@code Observation} JFR event carries the pause noted in it and whether it was
+ *     excused ({@link #excusedLast()}).</li>
+ * <li>{@code r'} is clamped into {@code [minRate, maxRate]}.</li>
+ * </ol>
  *
- * <p>SINGLE-THREADED: the controller steps it under its loop lock.
+ * <p>Why: a queueing downstream's p99 stays near the service time's own p99 up to 85-90 %
+ * utilisation, then rises steeply; the latency error alone cannot tell "far below the knee" from
+ * "just under it". The capacity a saturated window measures can: the law climbs by 30 % per
+ * observation to 85 % of it, then by at most 2 %. Every step is relative to the rate in force, so
+ * the law needs no gains fitted to the plant's scale, and the climb back from a deep cut takes
+ * observations, not minutes (see {@code benchmarks/closedloop.md}, section "The knee-aware control
+ * law", for the comparison with the PI law and for what it does not reach).
+ *
+ * <p>It is saturated when the rate is on {@code minRate} or {@code maxRate}. Its statistics
+ * ({@link #stats()}) are the smoothed reading, the capacity estimate, the pauses excused and
+ * whether it is trimming. The constants (package-private) are the law's definition, chosen on
+ * {@code ClosedLoopSimulation}, not options.
+ *
+ * <p>Select it with {@link PowerFlowController.ControlLaw#KNEE_AWARE}; the class has no public
+ * constructor.
+ *
+ * <p><b>Thread safety.</b> Not thread-safe: the controller steps and resets it under its loop
+ * lock. {@link #stats()}, {@link #saturated(double)} and {@link #excusedLast()} may be read from
+ * any thread; the smoothed reading, the capacity and the trimming flag may then be stale.
+ *
+ * @since 0.1.0
  */
-final class KneeAwareLaw {
+public final class KneeAwareLaw implements RateLaw {
+
+    /** The selection of this law, {@link PowerFlowController.ControlLaw#KNEE_AWARE}. */
+    static final PowerFlowController.ControlLaw CONTROL_LAW = new PowerFlowController.ControlLaw() {
+        @Override
+        public RateLaw create(RateLaw.Setup setup) {
+            return new KneeAwareLaw(setup.targetP99(), setup.quantile(), setup.minRate(), setup.maxRate());
+        }
+
+        @Override
+        public String toString() {
+            return "KNEE_AWARE";
+        }
+    };
 
     /** How many one-observation windows the smoothed reading merges (more while it is sparse). */
     static final int WINDOWS = 3;
@@ -56,8 +181,8 @@ final class KneeAwareLaw {
     static final double TRIM_AIM = 0.95;
     /**
      * The p99's elasticity to the rate that trimming assumes near the knee: a step is
-     * {@code (aim / reading)^(1 / 6)}. On the bench's downstream 2 % more rate gives 10-20 % more
-     * p99.
+     * {@code (aim / reading)^(1 / 6)} (see {@code benchmarks/closedloop.md}, section "Trimming near
+     * the knee: the rate moves once per ten seconds").
      */
     static final double TRIM_ELASTICITY = 6;
     /** The largest trim step up, as a share of the rate. */
@@ -74,8 +199,8 @@ final class KneeAwareLaw {
      * After this many trim blocks in a row that stepped up, trimming ends and the climb resumes
      * (it trims again where it next reads over the target). Near the floor of the service time's
      * own p99 a block's reading hardly moves with the rate, and a capacity estimate taken low
-     * (after a stall or a spike) put trimming there: from 105/s at 3 % a block, the climb took
-     * minutes on the machine.
+     * (after a stall or a spike) can start trimming there, far under the knee, where 3 % a block
+     * is a slow climb.
      */
     static final int MAX_TRIM_UPS = 6;
     /** A trim block reading under this share of the target ends trimming: the climb resumes. */
@@ -116,6 +241,8 @@ final class KneeAwareLaw {
     /** The samples a trim block needs: {@code TRIM_TAIL_SAMPLES / (1 − q)}. */
     private final long trimEnough;
 
+    // Guarded by PowerFlowController.loopLock (step and reset run under it), except as noted.
+
     private final ArrayDeque<PowerHistogram.Snapshot> recent = new ArrayDeque<>();
     private double smoothed = Double.NaN;
     private double capacity = Double.POSITIVE_INFINITY;
@@ -134,12 +261,20 @@ final class KneeAwareLaw {
     private boolean stallShadow;
     /**
      * Pauses that excused a window, since construction ({@link #reset} keeps it, as the
-     * controller's other counters). Written under the controller's loop lock, read by its stats.
+     * controller's other counters). Volatile: {@link #stats()} reads it without the loop lock.
      */
     private volatile long pausesExcused;
     /** The last step's window was excused (by a pause or as the window after one). */
     private boolean lastExcused;
 
+    /**
+     * A law for a setpoint, a driving quantile and bounds, as {@link #CONTROL_LAW} creates it.
+     *
+     * @param target   the latency setpoint, ms
+     * @param quantile the driving quantile, in {@code (0, 1]}
+     * @param min      the floor of the rate, per second
+     * @param max      the ceiling of the rate, per second
+     */
     KneeAwareLaw(double target, double quantile, double min, double max) {
         this.target = target;
         this.quantile = quantile;
@@ -155,6 +290,18 @@ final class KneeAwareLaw {
      */
     private static long samplesFor(double tail, double quantile) {
         return quantile < 1 ? (long) Math.ceil(tail / (1 - quantile) - 1e-9) : 0;
+    }
+
+    /**
+     * Takes one non-empty window and returns the new rate, as the class description says; the
+     * window's {@code reading} and {@code dt} are not used (the law reads its merged windows).
+     *
+     * @param window the window and its context
+     * @return the new rate, in {@code [minRate, maxRate]}
+     */
+    @Override
+    public double step(RateLaw.Window window) {
+        return step(window.samples(), window.rate(), window.seconds(), window.demand(), window.pauseMs());
     }
 
     /**
@@ -176,24 +323,12 @@ final class KneeAwareLaw {
             // keep the window out of every reading, the capacity and the trim block.
             return clamp(rate);
         }
-        recent.addLast(window);
-        long held = 0;
-        for (PowerHistogram.Snapshot s : recent) {
-            held += s.count();
-        }
         // Sparse: three windows at this rate hold too few samples for the quantile. The reading
         // then keeps windows until they do.
         boolean sparse = rate * seconds * WINDOWS < enough;
-        while (recent.size() > WINDOWS
-                && (!sparse || recent.size() > MAX_WINDOWS || held - recent.peekFirst().count() >= enough)) {
-            held -= recent.removeFirst().count();
-        }
-        PowerHistogram.Snapshot merged = null;
-        for (PowerHistogram.Snapshot s : recent) {
-            merged = merged == null ? s : merged.merge(s);
-        }
+        long held = keep(window, sparse);
         double previous = smoothed;
-        double m = PowerFlowController.observedQuantile(merged, quantile);
+        double m = RateLaw.reading(merged(), quantile);
         smoothed = m;
         double throughput = window.count() / seconds;
         // Loaded: work was offered at the rate or above, so the rate, not the demand, set how much
@@ -219,61 +354,96 @@ final class KneeAwareLaw {
                 && nearKnee(rate)) {
             // The slow climb near a measured knee reached the target: from here, trim. One
             // reading of three seconds is too noisy to cut on (a slow second of the downstream or
-            // of the machine puts it over); cutting on each and climbing back left a settled minute
-            // under or over the target three times in ten.
+            // of the machine puts it over); see the class description, "Trimming".
             trimming = true;
             newBlock();
             recent.clear();
             ups = 0;
             return clamp(rate * trimFactor(m));
         }
-        double next;
         if (m > target && tooFew && !saturated) {
             // Too few samples for the quantile: one slow call (the service time's tail, a pause of
-            // the machine) reads over the target, at a rate far under any knee. Cutting and
-            // bounding the capacity on it kept the rate at a fifth of the capacity for minutes
-            // after a stall. Hold, and keep the windows to gather more; a saturated window acts.
+            // the machine) reads over the target, at a rate far under any knee, and cutting and
+            // bounding the capacity on it traps the rate low (see the class description). Hold,
+            // and keep the windows to gather more; a saturated window acts.
+            return clamp(rate);
+        }
+        return clamp(m > target ? decrease(m, previous, rate, throughput, loaded, saturated) : increase(m, rate));
+    }
+
+    /**
+     * Adds {@code window} to the merged windows and drops the oldest beyond {@link #WINDOWS} (while
+     * sparse, only once the rest hold {@code enough} samples, or beyond {@link #MAX_WINDOWS}).
+     *
+     * @return the samples the merged windows hold
+     */
+    private long keep(PowerHistogram.Snapshot window, boolean sparse) {
+        recent.addLast(window);
+        long held = 0;
+        for (PowerHistogram.Snapshot s : recent) {
+            held += s.count();
+        }
+        while (recent.size() > WINDOWS
+                && (!sparse || recent.size() > MAX_WINDOWS || held - recent.peekFirst().count() >= enough)) {
+            held -= recent.removeFirst().count();
+        }
+        return held;
+    }
+
+    /** The merged windows as one snapshot. */
+    private PowerHistogram.Snapshot merged() {
+        PowerHistogram.Snapshot merged = null;
+        for (PowerHistogram.Snapshot s : recent) {
+            merged = merged == null ? s : merged.merge(s);
+        }
+        return merged;
+    }
+
+    /** The step for a reading {@code m} over the target (class description, "Decrease"), unclamped. */
+    private double decrease(double m, double previous, double rate, double throughput, boolean loaded,
+            boolean saturated) {
+        double next;
+        if (saturated) {
+            // Saturated: the downstream completed less than was admitted. That is its capacity.
+            capacity = throughput;
+            next = Math.max(MAX_CUT * rate, Math.min(rate * target / m, KNEE * throughput));
+        } else if (m < previous) {
+            // Over the target but falling, at a rate the downstream keeps up with: a backlog
+            // draining. Cutting again would cut for work admitted before the last cut.
             next = rate;
-        } else if (m > target) {
-            if (saturated) {
-                // Saturated: the downstream completed less than was admitted. That is its capacity.
-                capacity = throughput;
-                next = Math.max(MAX_CUT * rate, Math.min(rate * target / m, KNEE * throughput));
-            } else if (m < previous) {
-                // Over the target but falling, at a rate the downstream keeps up with: a backlog
-                // draining. Cutting again would cut for work admitted before the last cut.
-                next = rate;
-            } else {
-                next = rate * Math.max(MAX_CUT, target / m);
-                // The downstream kept up, yet the reading went far over the target: the knee is
-                // below this rate, whatever a saturated window measured before (one that
-                // straddled a drop in capacity measures part of the old one). Not on a reading
-                // just over: that is as likely noise, and with a target close to the service
-                // time's own p99 bounding on it ratchets the rate down.
-                if (loaded && m > BOUND_OVER * target) {
-                    capacity = Math.min(capacity, rate);
-                }
-            }
-            // The windows read so far describe a rate no longer in force.
-            recent.clear();
         } else {
-            double headroom = Math.min(1.0, (target - m) / (HEADROOM_BAND * target));
-            if (rate > capacity) {
-                // At or under the target above the capacity estimate: the downstream does more
-                // now. Move the estimate up with the rate, so that the climb stays slow there.
-                capacity = rate;
-            }
-            climbing = true;
-            if (nearKnee(rate)) {
-                next = rate * (1 + SLOW_INCREASE * headroom);
-            } else {
-                next = rate * (1 + FAST_INCREASE * headroom);
-                if (rate < KNEE * capacity) {
-                    next = Math.min(next, KNEE * capacity);
-                }
+            next = rate * Math.max(MAX_CUT, target / m);
+            // The downstream kept up, yet the reading went far over the target: the knee is
+            // below this rate, whatever a saturated window measured before (one that
+            // straddled a drop in capacity measures part of the old one). Not on a reading
+            // just over: that is as likely noise, and with a target close to the service
+            // time's own p99 bounding on it ratchets the rate down.
+            if (loaded && m > BOUND_OVER * target) {
+                capacity = Math.min(capacity, rate);
             }
         }
-        return clamp(next);
+        // The windows read so far describe a rate no longer in force.
+        recent.clear();
+        return next;
+    }
+
+    /** The step for a reading {@code m} at or under the target (class description, "Increase"), unclamped. */
+    private double increase(double m, double rate) {
+        double headroom = Math.min(1.0, (target - m) / (HEADROOM_BAND * target));
+        if (rate > capacity) {
+            // At or under the target above the capacity estimate: the downstream does more
+            // now. Move the estimate up with the rate, so that the climb stays slow there.
+            capacity = rate;
+        }
+        climbing = true;
+        if (nearKnee(rate)) {
+            return rate * (1 + SLOW_INCREASE * headroom);
+        }
+        double next = rate * (1 + FAST_INCREASE * headroom);
+        if (rate < KNEE * capacity) {
+            next = Math.min(next, KNEE * capacity);
+        }
+        return next;
     }
 
     /**
@@ -305,7 +475,7 @@ final class KneeAwareLaw {
         if (!whole) {
             return clamp(rate);
         }
-        double reading = PowerFlowController.observedQuantile(block, quantile);
+        double reading = RateLaw.reading(block, quantile);
         double f = trimFactor(reading);
         double next = clamp(rate * f);
         ups = f > 1 ? ups + 1 : 0;
@@ -344,37 +514,45 @@ final class KneeAwareLaw {
         return Math.min(max, Math.max(min, rate));
     }
 
-    /** The smoothed reading of the last step, ms; NaN before the first. */
-    double smoothed() {
-        return smoothed;
+    /**
+     * Whether the rate is pinned: on the floor or the ceiling.
+     *
+     * @param rate the rate in force, per second
+     * @return {@code rate <= minRate || rate >= maxRate}
+     */
+    @Override
+    public boolean saturated(double rate) {
+        return rate <= min || rate >= max;
     }
 
     /**
-     * The capacity estimate, per second: measured by the last saturated window, bounded by the
-     * rate of a window more than {@link #BOUND_OVER} × the target over that the downstream kept
-     * up with, raised to a rate at or under the target above it (or a trim block's rate) and to
-     * the completions per second of a window that completed more; +Infinity before any of these.
+     * Returns the law's numbers: the smoothed reading of the last step, ms (NaN before the
+     * first); the capacity estimate, per second (measured by the last saturated window, bounded
+     * by the rate of a window more than 1.5 × the target over that the downstream kept up with,
+     * raised to a rate at or under the target above it, to a trim block's rate, and to the
+     * completions per second of a window that completed more; {@code +∞} before any of these);
+     * the pauses excused since construction; and whether the law is trimming.
+     *
+     * @return the law's statistics
      */
-    double capacity() {
-        return capacity;
+    @Override
+    public RateLaw.Stats stats() {
+        return new RateLaw.Stats(smoothed, capacity, pausesExcused, trimming);
     }
 
-    /** Pauses of the process that excused a window, since construction. */
-    long pausesExcused() {
-        return pausesExcused;
-    }
-
-    /** Whether the last step's window was excused: by a pause, or as the window after one. */
-    boolean lastExcused() {
+    /**
+     * Whether the last step's window was excused: by a pause, or as the window after one.
+     *
+     * @return whether it was excused
+     */
+    @Override
+    public boolean excusedLast() {
         return lastExcused;
     }
 
-    /** Whether the law is trimming: the rate moves once per block of windows. */
-    boolean trimming() {
-        return trimming;
-    }
-
-    void reset() {
+    /** Forgets everything but {@link RateLaw.Stats#pausesExcused()}, a counter. */
+    @Override
+    public void reset() {
         sinceStall = STALL_GAP;
         stallShadow = false;
         lastExcused = false;

@@ -12,48 +12,46 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.github.performancehelpers.PowerExecutors;
 import io.github.performancehelpers.PowerFlowExecutor;
 import io.github.performancehelpers.Ticker;
+import io.github.performancehelpers.internal.Access;
 import io.github.performancehelpers.internal.FlowEvents;
 import io.github.performancehelpers.internal.Preconditions;
 import io.github.performancehelpers.internal.Publication;
 import io.github.performancehelpers.limit.PowerGCRA;
-import io.github.performancehelpers.limit.PowerRateLimit;
-import io.github.performancehelpers.limit.RateLimiter;
 import io.github.performancehelpers.metrics.MetricsCollector;
 import io.github.performancehelpers.metrics.PowerFlowControllerMXBean;
-import io.github.performancehelpers.internal.Access;
 
 /**
  * Admission, queueing and latency feedback in one closed loop.
  *
- * <p>The controller composes four primitives, one per concern:
+ * <p>The controller composes four parts, one per concern:
  *
  * <table class="striped">
- * <caption>What each primitive does here</caption>
- * <thead><tr><th>Concern</th><th>Primitive</th><th>Where it shows up</th></tr></thead>
+ * <caption>What each part does here</caption>
+ * <thead><tr><th>Concern</th><th>Part</th><th>Where it shows up</th></tr></thead>
  * <tbody>
  * <tr><td>Admission</td><td>{@link PowerGCRA}</td><td>{@link #admit()}, and the rate the loop sets</td></tr>
  * <tr><td>Queueing</td><td>{@link PowerQueue}</td><td>{@link #submit(Object)}, {@link #depth()}, {@link #dropped()}</td></tr>
  * <tr><td>Latency</td><td>{@link PowerHistogram}</td><td>{@link #record(double)}, {@link #p99()}</td></tr>
- * <tr><td>The loop</td><td>{@link PowerServo}</td><td>{@link #observe()}, {@link Stats#saturated()}</td></tr>
+ * <tr><td>The loop</td><td>{@link RateLaw}</td><td>{@link #observe()}, {@link Stats#saturated()}</td></tr>
  * </tbody>
  * </table>
  *
  * <h2>The measurement sign</h2>
- * {@link #observe()} feeds the servo the configured quantile (the p99 by default) of the latencies
- * recorded since the previous observation, in milliseconds, against the setpoint
- * {@link #targetP99()}: {@code error = targetP99 - p99}. A p99 above the target is a negative
- * error and drives the rate down; a p99 below it drives the rate up. Latency needs no sign
- * inversion, which is why it, and not queue depth, is the process variable: a deep queue with
- * healthy latency is a backlog to drain, a deep queue with unhealthy latency is overload to shed,
- * and depth alone cannot tell them apart.
+ * {@link #observe()} hands the control law the configured quantile (the p99 by default) of the
+ * latencies recorded since the previous observation, in milliseconds, against the setpoint
+ * {@link #targetP99()}: {@code error = targetP99 - p99}. A p99 above the target drives the rate
+ * down; a p99 below it drives the rate up. Latency, and not queue depth, is the process variable:
+ * a deep queue with healthy latency is a backlog to drain, a deep queue with unhealthy latency is
+ * overload to shed, and depth alone cannot tell them apart.
  *
  * <h2>The control law</h2>
- * By default the servo's PI law ({@link ControlLaw#PI}) turns each observation into the next rate,
- * with the builder's gains. {@link Builder#controlLaw(ControlLaw)} selects
- * {@link ControlLaw#KNEE_AWARE} instead: relative steps scheduled on the headroom under the target
- * and on the capacity the downstream showed when it saturated, for a downstream whose p99 is flat
- * up to a knee and then steep; {@link PowerFlowExecutor} and {@link PowerExecutors} use it by
- * default.
+ * The controller holds one {@link RateLaw}, created by the {@link ControlLaw} the builder selects.
+ * By default it is {@link ControlLaw#PI} ({@link PiLaw}: the {@link #servo()} with the builder's
+ * gains). {@link ControlLaw#KNEE_AWARE} ({@link KneeAwareLaw}) takes relative steps scheduled on
+ * the headroom under the target and on the capacity the downstream showed when it saturated, for
+ * a downstream whose p99 is flat up to a knee and then steep; {@link PowerFlowExecutor} and
+ * {@link PowerExecutors} use it by default. Another law is one class implementing
+ * {@link RateLaw}, selected with {@code controlLaw(MyLaw::new)}.
  *
  * <h2>Why the window resets</h2>
  * Each observation reads the quantile of the samples recorded since the previous one and then
@@ -70,22 +68,11 @@ import io.github.performancehelpers.internal.Access;
  * samples lies, on average, at the population's {@code k / (n + 1)} quantile). For the p99 that
  * is the largest sample up to 198 samples, the second largest from 199 to 298, and so on.
  * {@link PowerHistogram#quantile(double)}'s lower quantile, 0-based rank
- * {@code floor(q × (n - 1))}, is biased low on small windows: of 130 samples it reads the third
- * largest, on average the population's p97.7. Held at the target, that estimate leaves the true
- * p99 above it: on the closed-loop bench's downstream (lognormal service time, sigma 0.5, about
- * 130 completions per one-second window) the p97.7 is 15 % below the p99, and with the lower
- * quantile half of the simulated runs (20 s after the capacity halves, 40 seeds) ended more than
- * 10 % over the target; with this rank, one in eight, with more goodput
- * ({@code benchmarks/closedloop.md}). On a window whose samples are all equal the two
- * readings coincide. {@link #p99()}, {@link Stats#p99()} and {@link #lastObservedP99()} read the
- * same rank.
- *
- * <h2>The cold start</h2>
- * {@link PowerServo} adds the integral as it was <em>before</em> each step, so the first
- * observation can only produce {@code kp × error}; with the default gains that is below any
- * sensible {@code minRate}, and the rate climbs over several observations. Start {@code rate} near
- * where you expect to settle, or observe once with a representative sample, if a slow start
- * matters.
+ * {@code floor(q × (n - 1))}, is biased low on small windows (of 130 samples it reads the third
+ * largest, on average the population's p97.7), and held at the target it leaves the true p99
+ * above it (see {@code benchmarks/closedloop.md}, section "Reading it"). On a window whose samples
+ * are all equal the two readings coincide. {@link #p99()}, {@link Stats#p99()} and
+ * {@link #lastObservedP99()} read the same rank.
  *
  * <h2>What it does not do</h2>
  * It owns no timer: {@code dt} is an argument of {@link #observe(double)} (the same unit as the
@@ -107,10 +94,10 @@ import io.github.performancehelpers.internal.Access;
  * the JFR events {@code io.github.performancehelpers.Observation}, {@code RateChange} (when the
  * rate moves) and {@code Drops} (when the interval had drops), subject to the JFR settings.
  *
- * <p><b>Thread-safety:</b> all methods are thread-safe. Producers may {@link #submit} while
+ * <p><b>Thread safety.</b> All methods are thread-safe. Producers may {@link #submit} while
  * consumers {@link #admit} and {@link #record} and a tick {@link #observe}s, concurrently; no item,
- * sample or count is lost. Observations are serialised by an internal lock; submit and record never
- * take it.
+ * sample or count is lost. Observations and resets are serialised by the loop lock; submit and
+ * record never take it.
  *
  * @param <T> the type of queued item
  * @since 0.1.0
@@ -118,110 +105,18 @@ import io.github.performancehelpers.internal.Access;
 public final class PowerFlowController<T> implements AutoCloseable {
 
     /*
-     * Implementation notes.
-     *
-     * Admission (admit) is serialised by admitLock so that peek -> tryConsume -> poll is atomic
-     * with respect to other consumers: the head that was admitted is the head that is removed, and
-     * admission is never consumed when the queue is empty. clear() takes the same lock for the same
-     * reason. Producers (offer) and recorders (histogram) never take a lock.
-     *
-     * The loop (observe, reset) is serialised by loopLock; the servo is single-threaded and is
-     * touched only under it. `rate` is volatile so readers see the rate in force without the lock.
+     * Implementation notes. Admission is FlowAdmission's: admit() and the queue's clear in reset()
+     * hold its admitLock (see there). Producers (offer) and recorders (histogram) never take a
+     * lock. observe() and reset() hold loopLock, which guards the law and the servo (neither is
+     * thread-safe). `rate` is volatile so readers see the rate in force without the lock.
      */
 
     static {
         // The executor's hooks, for the executor in another package (see Access).
-        Access.register(new Access.ControllerAccess() {
-            @Override
-            public void awaitWork(PowerFlowController<?> c) throws InterruptedException {
-                c.awaitWork();
-            }
-
-            @Override
-            public <T> T pollAdmitted(PowerFlowController<T> c, long maxCatchUpNanos, long now) {
-                return c.pollAdmitted(maxCatchUpNanos, now);
-            }
-
-            @Override
-            public void countAdmitted(PowerFlowController<?> c, long n) {
-                c.countAdmitted(n);
-            }
-
-            @Override
-            public void refundAdmission(PowerFlowController<?> c) {
-                c.refundAdmission();
-            }
-
-            @Override
-            public void countRecorded(PowerFlowController<?> c, long n) {
-                c.countRecorded(n);
-            }
-
-            @Override
-            public boolean tryAdmitDirect(PowerFlowController<?> c) {
-                return c.tryAdmitDirect();
-            }
-
-            @Override
-            public void unadmitDirect(PowerFlowController<?> c) {
-                c.unadmitDirect();
-            }
-
-            @Override
-            public boolean tryAdmitHeld(PowerFlowController<?> c, long maxCatchUpNanos) {
-                return c.tryAdmitHeld(maxCatchUpNanos);
-            }
-
-            @Override
-            public long admitWaitNanos(PowerFlowController<?> c) {
-                return c.admitWaitNanos();
-            }
-
-            @Override
-            public void noteStall(PowerFlowController<?> c, long nanos) {
-                c.noteStall(nanos);
-            }
-
-            @Override
-            public void flushDropEvent(PowerFlowController<?> c) {
-                c.flushDropEvent();
-            }
-
-            @Override
-            public boolean loopSaturated(PowerFlowController<?> c) {
-                return c.loopSaturated();
-            }
-
-            @Override
-            public long submittedCount(PowerFlowController<?> c) {
-                return c.submittedCount();
-            }
-
-            @Override
-            public long admittedCount(PowerFlowController<?> c) {
-                return c.admittedCount();
-            }
-
-            @Override
-            public long observationCount(PowerFlowController<?> c) {
-                return c.observationCount();
-            }
-
-            @Override
-            public long pausesExcused(PowerFlowController<?> c) {
-                return c.pausesExcused();
-            }
-
-            @Override
-            public boolean kneeTrimming(PowerFlowController<?> c) {
-                return c.kneeTrimming();
-            }
-        });
+        Access.register(new ControllerHooks());
     }
 
     private static final System.Logger LOG = System.getLogger(PowerFlowController.class.getName());
-
-    private static final Access.GcraAccess GCRA = Access.gcra();
 
     private static final AtomicInteger CONTROLLER_NUMBER = new AtomicInteger();
 
@@ -240,35 +135,29 @@ public final class PowerFlowController<T> implements AutoCloseable {
     private final Ticker ticker;
     private final RateChangeListener onRateChange;
 
+    /** The queue, the limiters and the admission counters. */
+    private final FlowAdmission<T> admission;
     private final PowerGCRA limiter;
-    private final RateLimiter admission;
-    private final RateLimiter globalLimiter;
     private final PowerQueue<T> queue;
     private final PowerHistogram latency;
+    /** The servo the builder's gains configure; the PI law steps it. Guarded by {@code loopLock}. */
     private final PowerServo servo;
     private final ControlLaw controlLaw;
-    /** The knee-aware law's state; null under the PI law. Touched only under loopLock. */
-    private final KneeAwareLaw kneeLaw;
-    /** Ticker reading at the last observation (or construction, or reset). Under loopLock. */
+    /** The one control law. Guarded by {@code loopLock} (its read-outs are not). */
+    private final RateLaw law;
+    /** Ticker reading at the last observation (or construction, or reset). Guarded by {@code loopLock}. */
     private long lastObserveNanos;
-    /** Items offered (submitted plus refused) up to the previous observe(); guarded by loopLock. */
+    /** Items offered (submitted plus refused) up to the previous observe(). Guarded by {@code loopLock}. */
     private long lastOffered;
 
-    private final ReentrantLock admitLock = new ReentrantLock();
     private final ReentrantLock loopLock = new ReentrantLock();
 
-    /** The rate in force, operations per second. Written only under loopLock. */
+    /** The rate in force, operations per second. Written under {@code loopLock}; read without it. */
     private volatile double rate;
 
-    /** The quantile the last observation fed the servo, ms; NaN before the first. Written under loopLock. */
+    /** The quantile the last observation read, ms; NaN before the first. Written under {@code loopLock}. */
     private volatile double lastObservedP99 = Double.NaN;
 
-    /**
-     * Items counted as submitted that bypassed the queue (the executor's submit-side fast path);
-     * the queue's own successful offers are {@link PowerQueue#offered()}.
-     */
-    private final LongAdder submittedDirect = new LongAdder();
-    private final LongAdder admitted = new LongAdder();
     private final LongAdder recorded = new LongAdder();
     private final AtomicLong observations = new AtomicLong();
     private final AtomicLong callbackFailures = new AtomicLong();
@@ -284,18 +173,19 @@ public final class PowerFlowController<T> implements AutoCloseable {
         this.dt = b.dt;
         this.ticker = b.ticker;
         this.onRateChange = b.onRateChange;
-        this.limiter = PowerGCRA.builder().rate(b.rate).burst(b.burst).ticker(b.ticker).build();
-        this.globalLimiter = b.globalLimiter;
-        this.admission = b.globalLimiter == null ? limiter : PowerRateLimit.of(limiter, b.globalLimiter);
-        this.queue = new PowerQueue<>(b.queueCapacity);
+        PowerGCRA gcra = PowerGCRA.builder().rate(b.rate).burst(b.burst).ticker(b.ticker).build();
+        this.admission = new FlowAdmission<>(gcra, b.globalLimiter, b.queueCapacity);
+        this.limiter = admission.limiter;
+        this.queue = admission.queue;
         this.latency = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
         this.servo = PowerServo.builder()
                 .kp(b.kp).ki(b.ki).kd(b.kd).derivativeFilter(b.derivativeFilter)
                 .setpoint(b.targetP99).min(b.minRate).max(b.maxRate).dt(b.dt)
                 .build();
-        this.controlLaw = b.controlLaw;
-        this.kneeLaw = b.controlLaw == ControlLaw.KNEE_AWARE
-                ? new KneeAwareLaw(b.targetP99, b.quantile, b.minRate, b.maxRate) : null;
+        this.controlLaw = b.resolvedControlLaw();
+        this.law = Objects.requireNonNull(
+                controlLaw.create(new RateLaw.Setup(b.targetP99, b.quantile, b.minRate, b.maxRate, servo)),
+                "the control law created null");
         this.lastObserveNanos = b.ticker.read();
         this.rate = b.rate;
         this.name = b.name != null ? b.name : "power-flow-controller-" + CONTROLLER_NUMBER.incrementAndGet();
@@ -342,19 +232,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * @return the next item, or empty when the queue is empty or the limiter refuses
      */
     public Optional<T> admit() {
-        admitLock.lock();
-        try {
-            if (queue.peek() == null || !admission.tryConsume(1)) {
-                return Optional.empty();
-            }
-            T item = queue.poll();
-            // Only consumers remove, and they hold admitLock; clear() holds it too.
-            assert item != null;
-            admitted.increment();
-            return Optional.of(item);
-        } finally {
-            admitLock.unlock();
-        }
+        return admission.admit();
     }
 
     /**
@@ -406,8 +284,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
     /**
      * Advances the loop: reads the configured quantile of the latencies recorded since the
      * previous observation (as the class description's "Reading the quantile" says), clears that
-     * window, steps the control law with it (the servo, or the knee-aware law: see
-     * {@link ControlLaw}), and puts the new rate into the rate limiter.
+     * window, steps the control law with it ({@link RateLaw#step(RateLaw.Window)}), and puts the
+     * new rate into the rate limiter.
      *
      * <p>A window with no samples has no quantile: the law is not stepped, the rate is
      * unchanged, and {@link Stats#observations()} does not grow (nothing was observed).
@@ -415,15 +293,13 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * reported and counted and does not undo the change.
      *
      * @param dt the time since the previous observation, in the gains' unit (milliseconds with
-     *     the default gains), finite and {@code > 0}; the knee-aware law does not use it (it reads
-     *     the window's length from the ticker)
+     *     the default gains), finite and {@code > 0}; a law may ignore it (the knee-aware law
+     *     reads the window's length from the ticker)
      * @return the rate in force after the observation, operations per second
      * @throws IllegalArgumentException if {@code dt} is not finite or not {@code > 0}
      */
     public double observe(double dt) {
         Preconditions.requireFinitePositive("dt", dt);
-        double previous;
-        double next;
         loopLock.lock();
         try {
             flushDropEvent();
@@ -436,60 +312,38 @@ public final class PowerFlowController<T> implements AutoCloseable {
                 lastObserveNanos = ticker.read();
                 return rate;
             }
-            double measured = observedQuantile(window, quantile);
+            double measured = RateLaw.reading(window, quantile);
             lastObservedP99 = measured;
-            long now = ticker.read();
-            long elapsed = now - lastObserveNanos;
-            lastObserveNanos = now;
-            previous = rate;
-            if (kneeLaw == null) {
-                next = servo.step(measured, dt);
-            } else {
-                // A clock that did not move (a test's fake ticker) counts as one second.
-                double seconds = elapsed > 0 ? elapsed / 1e9 : 1.0;
-                next = kneeLaw.step(window, previous, seconds, demand, stall / 1e6);
-            }
+            double seconds = windowSeconds();
+            double previous = rate;
+            double next = law.step(new RateLaw.Window(window, measured, previous, dt, seconds, demand, stall / 1e6));
             observations.incrementAndGet();
-            FlowEvents.observation(name, measured, targetP99 - measured, next, previous, loopSaturated(next), dt,
-                    stall / 1e6, kneeLaw != null && kneeLaw.lastExcused());
-            if (next == previous) {
-                return next;
+            FlowEvents.observation(name, measured, targetP99 - measured, next, previous, law.saturated(next), dt,
+                    stall / 1e6, law.excusedLast());
+            if (next != previous) {
+                applyRate(next, previous);
             }
-            limiter.setRate(next);
-            rate = next;
-            FlowEvents.rateChange(name, next, previous);
-            notifyRateChange(next, previous);
+            return next;
         } finally {
             loopLock.unlock();
         }
-        return next;
     }
 
-    /**
-     * The quantile {@code q} of a window as the loop reads it: the order statistic whose expected
-     * population quantile is {@code q}, that is the sample of 1-based rank
-     * {@code min(n, ceil(q × (n + 1)))} of the {@code n} sorted samples (within the histogram's
-     * relative accuracy; the largest sample is exact). See the class description, "Reading the
-     * quantile".
-     *
-     * @param window the samples
-     * @param q      the quantile, in {@code (0, 1]}
-     * @return milliseconds; NaN for an empty window
-     */
-    static double observedQuantile(PowerHistogram.Snapshot window, double q) {
-        long n = window.count();
-        if (n == 0) {
-            return Double.NaN;
-        }
-        // 0-based. The epsilon keeps a q × (n + 1) that is an integer in exact arithmetic
-        // (0.5 × 4) on that integer when rounding leaves it a hair above.
-        long rank = Math.min(n, (long) Math.ceil(q * (n + 1) - 1e-9)) - 1;
-        if (rank >= n - 1) {
-            return window.max();
-        }
-        // The histogram's lower quantile reads 0-based rank floor(p × (n - 1)); this p lands on
-        // `rank` exactly.
-        return window.quantile((rank + 0.5) / (n - 1));
+    /** The window's ticker time, seconds; one when the clock did not move. Called under {@code loopLock}. */
+    private double windowSeconds() {
+        long now = ticker.read();
+        long elapsed = now - lastObserveNanos;
+        lastObserveNanos = now;
+        // A clock that did not move (a test's fake ticker) counts as one second.
+        return elapsed > 0 ? elapsed / 1e9 : 1.0;
+    }
+
+    /** Puts a new rate in force: limiter, field, JFR event, listener. Called under {@code loopLock}. */
+    private void applyRate(double next, double previous) {
+        limiter.setRate(next);
+        rate = next;
+        FlowEvents.rateChange(name, next, previous);
+        notifyRateChange(next, previous);
     }
 
     private void notifyRateChange(double next, double previous) {
@@ -509,27 +363,20 @@ public final class PowerFlowController<T> implements AutoCloseable {
 
     /**
      * Discards the queue, the latency window and the learned rate: the queue is emptied, the
-     * servo and limiter state cleared, and the rate returns to the configured starting rate
-     * ({@code onRateChange} is called if that moves it). The monotonic counters in {@link Stats}
-     * (submitted, admitted, recorded, dropped, observations, pausesExcused) are kept, as metrics
-     * counters are.
+     * servo, law ({@link RateLaw#reset()}) and limiter state cleared, and the rate returns to the
+     * configured starting rate ({@code onRateChange} is called if that moves it). The monotonic
+     * counters in {@link Stats} (submitted, admitted, recorded, dropped, observations,
+     * pausesExcused) are kept, as metrics counters are.
      */
     public void reset() {
         loopLock.lock();
         try {
-            admitLock.lock();
-            try {
-                queue.clear();
-            } finally {
-                admitLock.unlock();
-            }
+            admission.clear();
             latency.reset();
             stallNanos.set(0);
             lastObservedP99 = Double.NaN;
             servo.reset();
-            if (kneeLaw != null) {
-                kneeLaw.reset();
-            }
+            law.reset();
             lastObserveNanos = ticker.read();
             limiter.reset();
             double previous = rate;
@@ -583,74 +430,47 @@ public final class PowerFlowController<T> implements AutoCloseable {
 
     // ---------------------------------------------------------------- read-outs
 
-    /**
-     * Returns the rate in force.
-     *
-     * @return operations per second
-     */
+    /** {@return the rate in force, operations per second} */
     public double rate() {
         return rate;
     }
 
-    /**
-     * Returns the floor of the adaptive rate.
-     *
-     * @return operations per second, {@code > 0}
-     */
+    /** {@return the floor of the adaptive rate, operations per second, {@code > 0}} */
     public double minRate() {
         return minRate;
     }
 
     /**
-     * Returns the ceiling of the adaptive rate.
-     *
-     * @return operations per second; {@link Double#POSITIVE_INFINITY} when unbounded
+     * {@return the ceiling of the adaptive rate, operations per second}
+     * {@link Double#POSITIVE_INFINITY} when unbounded.
      */
     public double maxRate() {
         return maxRate;
     }
 
-    /**
-     * Returns the latency setpoint.
-     *
-     * @return milliseconds
-     */
+    /** {@return the latency setpoint, milliseconds} */
     public double targetP99() {
         return targetP99;
     }
 
-    /**
-     * Returns the quantile of the window that drives the loop ({@code 0.99} is the p99).
-     *
-     * @return a value in {@code (0, 1]}
-     */
+    /** {@return the quantile of the window that drives the loop, in {@code (0, 1]}} {@code 0.99} is the p99. */
     public double quantile() {
         return quantile;
     }
 
-    /**
-     * Returns the number of queued items.
-     *
-     * @return the queue depth
-     */
+    /** {@return the number of queued items} */
     public int depth() {
         return queue.size();
     }
 
-    /**
-     * Returns the bound on the queue.
-     *
-     * @return the queue capacity
-     */
+    /** {@return the bound on the queue} */
     public int queueCapacity() {
         return queue.capacity();
     }
 
     /**
-     * Returns how many submissions were refused because the queue was full. The number to alert
-     * on.
-     *
-     * @return the drop count since construction
+     * {@return how many submissions were refused because the queue was full, since construction}
+     * The number to alert on.
      */
     public long dropped() {
         return queue.dropped();
@@ -663,13 +483,13 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * @return the quantile in milliseconds, or empty when nothing has been recorded in the window
      */
     public OptionalDouble p99() {
-        double q = observedQuantile(latency.snapshot(), quantile);
+        double q = RateLaw.reading(latency.snapshot(), quantile);
         return Double.isNaN(q) ? OptionalDouble.empty() : OptionalDouble.of(q);
     }
 
     /**
-     * Returns the quantile that the most recent observation fed the servo: the p99 of the last
-     * <em>completed</em> window, where {@link #p99()} is the current partial one.
+     * Returns the quantile that the most recent observation handed the control law: the p99 of
+     * the last <em>completed</em> window, where {@link #p99()} is the current partial one.
      *
      * @return milliseconds, or {@link Double#NaN} before the first observation (and after
      *     {@link #reset()})
@@ -679,68 +499,47 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     /**
-     * Returns the composed rate limiter (admission). Its rate is set by the loop; setting it by
+     * {@return the composed rate limiter (admission)} Its rate is set by the loop; setting it by
      * hand is overwritten at the next observation that moves the rate.
-     *
-     * @return the limiter
      */
     public PowerGCRA limiter() {
         return limiter;
     }
 
-    /**
-     * Returns the control law ({@link Builder#controlLaw(ControlLaw)}).
-     *
-     * @return the law
-     */
+    /** {@return the control law's selection ({@link Builder#controlLaw(ControlLaw)})} */
     public ControlLaw controlLaw() {
         return controlLaw;
     }
 
     /**
-     * Returns the composed servo (the {@link ControlLaw#PI} law; under
-     * {@link ControlLaw#KNEE_AWARE} it is never stepped). It is stepped under the controller's lock; do not step it
-     * directly while the controller is in use.
-     *
-     * @return the servo
+     * {@return the composed servo, configured with the builder's gains} The {@link ControlLaw#PI}
+     * law steps it; other laws leave it alone (under {@link ControlLaw#KNEE_AWARE} it is never
+     * stepped). It is stepped under the controller's lock; do not step it directly while the
+     * controller is in use.
      */
     public PowerServo servo() {
         return servo;
     }
 
     /**
-     * Returns the composed latency histogram (the current window), for anyone who wants
+     * {@return the composed latency histogram (the current window)} For anyone who wants
      * {@link PowerHistogram#snapshot()} or {@link PowerHistogram#toJson()}.
-     *
-     * @return the histogram
      */
     public PowerHistogram latency() {
         return latency;
     }
 
-    /**
-     * Returns the composed queue. Removing items from it directly bypasses admission.
-     *
-     * @return the queue
-     */
+    /** {@return the composed queue} Removing items from it directly bypasses admission. */
     public PowerQueue<T> queue() {
         return queue;
     }
 
-    /**
-     * Returns the ticker the controller and its limiter read.
-     *
-     * @return the ticker
-     */
+    /** {@return the ticker the controller and its limiter read} */
     public Ticker ticker() {
         return ticker;
     }
 
-    /**
-     * Returns how many {@code onRateChange} calls threw.
-     *
-     * @return the count since construction
-     */
+    /** {@return how many {@code onRateChange} calls threw, since construction} */
     public long callbackFailures() {
         return callbackFailures.get();
     }
@@ -753,75 +552,24 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * @return the statistics
      */
     public Stats stats() {
-        return new Stats(rate, minRate, maxRate, targetP99, quantile, queue.size(), queue.capacity(),
-                submittedCount(), admittedCount(), recordedCount(), queue.dropped(), observationCount(),
-                observedQuantile(latency.snapshot(), quantile), loopSaturated(rate), controlLaw,
-                kneeLaw == null ? Double.NaN : kneeLaw.smoothed(),
-                kneeLaw == null ? Double.NaN : kneeLaw.capacity(), pausesExcused());
+        double r = rate;
+        return new Stats(new Stats.Settings(minRate, maxRate, targetP99, quantile, queue.capacity()),
+                new Stats.Counts(submittedCount(), admittedCount(), recordedCount(), queue.dropped(),
+                        observationCount()),
+                r, queue.size(), RateLaw.reading(latency.snapshot(), quantile), loopSaturated(r), controlLaw,
+                law.stats());
     }
 
-    // ---------------------------------------------------------------- executor hooks
+    // ---------------------------------------------------------------- executor hooks (see ControllerHooks)
 
-    /**
-     * Blocks until the queue holds an item, without removing it: the executor's dispatcher waits
-     * here for work before it takes a slot, then polls the queue itself and paces the item with
-     * {@link #tryAdmitHeld(long)}.
-     */
-    void awaitWork() throws InterruptedException {
-        queue.awaitNotEmpty();
+    /** The admission side, for the executor's fast paths. */
+    FlowAdmission<T> admission() {
+        return admission;
     }
 
-    /**
-     * Admits and removes the head item if the local limiter admits one at {@code now}; null when
-     * the queue is empty or the limiter refuses. For the executor's workers, which take the next
-     * task themselves when they finish one, and pass the finished task's end time as {@code now}
-     * (see {@link PowerGCRA#tryConsumeCatchingUpAt(long, long, long)}): as the dispatcher does when
-     * it finds work waiting, they let the limiter catch up by at most {@code maxCatchUpNanos} (see
-     * {@link #tryAdmitHeld(long)}), or else each worker admission would forget the lateness the
-     * dispatcher's catch-up keeps. Admission is consumed before the poll (so an item is never
-     * removed unadmitted) and refunded when the queue turns out empty. The
-     * item is <em>not</em> counted as admitted: the caller counts its admissions in batches with
-     * {@link #countAdmitted(long)}. Only for a controller without a global limiter, which cannot
-     * be refunded.
-     */
-    T pollAdmitted(long maxCatchUpNanos, long now) {
-        // No peek first: in a backlog the queue is not empty, and the peek would read the lines
-        // the poll reads (written by the submitters and the other workers) once more per item.
-        // An empty queue costs a refund instead, once per run of tasks.
-        if (!GCRA.tryConsumeCatchingUpAt(limiter, 1, maxCatchUpNanos, now)) {
-            return null;
-        }
-        T item = queue.poll();
-        if (item == null) {
-            GCRA.refund(limiter, 1);
-        }
-        return item;
-    }
-
-    /** Counts {@code n} admissions made with {@link #pollAdmitted(long, long)}. */
-    void countAdmitted(long n) {
-        admitted.add(n);
-    }
-
-    /** Refunds one admission made with {@link #pollAdmitted(long, long)} that the caller did not use. */
-    void refundAdmission() {
-        GCRA.refund(limiter, 1);
-    }
-
-    /**
-     * Whether the loop's output is pinned: under the PI law, the servo's clamp bound on its last
-     * step; under the knee-aware law, {@code r} is on {@code minRate} or {@code maxRate}.
-     */
+    /** Whether the loop's output is pinned with {@code r} in force ({@link RateLaw#saturated(double)}). */
     boolean loopSaturated(double r) {
-        return kneeLaw == null ? servo.saturated() : r <= minRate || r >= maxRate;
-    }
-
-    /**
-     * Under {@link ControlLaw#KNEE_AWARE}, whether the law is trimming (moving the rate once per
-     * block of windows); false under the PI law. Read without the loop's lock: for tests.
-     */
-    boolean kneeTrimming() {
-        return kneeLaw != null && kneeLaw.trimming();
+        return law.saturated(r);
     }
 
     /** Same as {@link #loopSaturated(double)} for the rate in force. */
@@ -829,300 +577,223 @@ public final class PowerFlowController<T> implements AutoCloseable {
         return loopSaturated(rate);
     }
 
+    /** Whether the law is trimming ({@link RateLaw.Stats#trimming()}). Read without the loop lock: for tests. */
+    boolean kneeTrimming() {
+        return law.stats().trimming();
+    }
+
     // Single counters, for the metrics and MXBean read-outs: stats() takes a histogram snapshot
     // for its p99, which a counter read has no use for.
 
     long submittedCount() {
-        return queue.offered() + submittedDirect.sum();
+        return admission.submittedCount();
     }
 
     long admittedCount() {
-        return admitted.sum();
+        return admission.admittedCount();
     }
 
     long recordedCount() {
         return recorded.sum();
     }
 
-    /** Pauses of the process that excused a window under the knee-aware law; 0 under the PI law. */
+    /** Pauses of the process that excused a window ({@link RateLaw.Stats#pausesExcused()}). */
     long pausesExcused() {
-        return kneeLaw == null ? 0 : kneeLaw.pausesExcused();
+        return law.stats().pausesExcused();
     }
 
     long observationCount() {
         return observations.get();
     }
 
-    /**
-     * Counts {@code n} latencies recorded elsewhere (in a histogram the executor merges into
-     * {@link #latency()} before the loop reads it), as {@link #recordNanos(long)} counts its own.
-     */
+    /** Counts {@code n} latencies recorded in a histogram the executor merges into {@link #latency()}. */
     void countRecorded(long n) {
         recorded.add(n);
     }
 
     /**
-     * Consumes admission for an item that bypasses the queue (the executor's submit-side fast
-     * path, taken only when the queue is empty), counting it as submitted and admitted. Only for
-     * a controller without a global limiter.
-     */
-    boolean tryAdmitDirect() {
-        if (!limiter.tryConsume(1)) {
-            return false;
-        }
-        submittedDirect.increment();
-        admitted.increment();
-        return true;
-    }
-
-    /**
-     * Takes back a {@link #tryAdmitDirect()} admission the caller could not use (a fast-path item
-     * the executor refused after all): the limiter is refunded and the item no longer counts as
-     * submitted or admitted.
-     */
-    void unadmitDirect() {
-        refundAdmission();
-        admitted.decrement();
-        submittedDirect.decrement();
-    }
-
-    /**
-     * Consumes admission for one item the caller already holds (taken with
-     * {@link #takeUnadmitted()}), counting it as admitted on success. The local limiter may catch
-     * up by at most {@code maxCatchUpNanos} of the caller's wake-up lateness; see
-     * {@link PowerGCRA#tryConsumeCatchingUp(long, long)}.
-     */
-    boolean tryAdmitHeld(long maxCatchUpNanos) {
-        boolean ok;
-        if (globalLimiter == null) {
-            ok = GCRA.tryConsumeCatchingUp(limiter, 1, maxCatchUpNanos);
-        } else {
-            // Local first, because only the local limiter can be refunded exactly: a global
-            // limiter (say, on Redis) is never charged for an item the local one refused.
-            ok = globalLimiter.hasCapacity() && GCRA.tryConsumeCatchingUp(limiter, 1, maxCatchUpNanos);
-            if (ok && !globalLimiter.tryConsume(1)) {
-                GCRA.refund(limiter, 1);
-                ok = false;
-            }
-        }
-        if (ok) {
-            admitted.increment();
-        }
-        return ok;
-    }
-
-    /**
-     * Notes a pause of the process: a thread that paces admissions (the executor's dispatcher)
-     * woke {@code nanos} later than it asked to. The knee-aware law reads the longest pause of
-     * each window (see {@link ControlLaw#KNEE_AWARE}, "Pauses"); the PI law does not.
+     * Notes a pause of the process: a thread that paces admissions woke {@code nanos} later than
+     * it asked to. The law sees the longest pause of each window ({@link RateLaw.Window#pauseMs()}).
      */
     void noteStall(long nanos) {
         stallNanos.accumulateAndGet(nanos, Math::max);
     }
 
-    /** Nanoseconds until the local limiter would admit one operation; 0 if it would now. */
-    long admitWaitNanos() {
-        return limiter.retryAfterNanos(1);
-    }
-
     /**
-     * The loop's statistics.
+     * The loop's statistics, built from parts: the configuration ({@link Settings}), the
+     * monotonic counters ({@link Counts}), the state of the moment, and the numbers the control
+     * law owns ({@link RateLaw.Stats}). Every number also has an accessor here.
      *
-     * @param rate          the rate in force, operations per second
-     * @param minRate       the floor of the adaptive rate
-     * @param maxRate       the ceiling of the adaptive rate
-     * @param targetP99     the latency setpoint, milliseconds
-     * @param quantile      the quantile that drives the loop
-     * @param depth         queued items
-     * @param queueCapacity the bound on the queue
-     * @param submitted     items accepted into the queue (by {@link #submit}, or offered to
-     *                      {@link #queue()} directly)
-     * @param admitted      items handed out by admission
-     * @param recorded      latency samples recorded
-     * @param dropped       submissions refused because the queue was full
-     * @param observations  observations that stepped the servo
-     * @param p99           the driving quantile of the current partial window, milliseconds;
-     *                      {@link Double#NaN} when the window is empty
-     * @param saturated     whether the loop's output is pinned at {@code minRate} or
-     *                      {@code maxRate}
-     * @param controlLaw    the control law ({@link Builder#controlLaw(ControlLaw)})
-     * @param smoothedP99   under {@link ControlLaw#KNEE_AWARE}, the smoothed reading the last
-     *                      observation acted on (the quantile of up to the last three windows
-     *                      merged; up to thirty while the reading is sparse; while the law
-     *                      trims, the rate moves on a block's reading instead), milliseconds;
-     *                      {@link Double#NaN} before the first observation and under
-     *                      {@link ControlLaw#PI}
-     * @param capacityEstimate under {@link ControlLaw#KNEE_AWARE}, the downstream's capacity as
-     *                      the law estimates it (the completions per second of the last saturated
-     *                      window, corrected as {@link ControlLaw#KNEE_AWARE} describes), per
-     *                      second; {@link Double#POSITIVE_INFINITY} before any; {@link Double#NaN} under
-     *                      {@link ControlLaw#PI}
-     * @param pausesExcused under {@link ControlLaw#KNEE_AWARE}, the pauses of the process (noted
-     *                      by {@link PowerFlowExecutor}) that excused a window from the law, since
-     *                      construction (see {@link ControlLaw#KNEE_AWARE}, "Pauses"); 0 under
-     *                      {@link ControlLaw#PI} and for a controller no executor drives
+     * <p><b>Thread safety.</b> Immutable.
+     *
+     * @param settings   the bounds, setpoint, quantile and queue bound
+     * @param counts     the monotonic counters since construction
+     * @param rate       the rate in force, operations per second
+     * @param depth      queued items
+     * @param p99        the driving quantile of the current partial window, milliseconds;
+     *                   {@link Double#NaN} when the window is empty
+     * @param saturated  whether the loop's output is pinned at {@code minRate} or {@code maxRate}
+     *                   ({@link RateLaw#saturated(double)})
+     * @param controlLaw the control law ({@link Builder#controlLaw(ControlLaw)})
+     * @param law        the numbers the control law owns ({@link RateLaw#stats()})
      */
-    public record Stats(double rate, double minRate, double maxRate, double targetP99, double quantile,
-            int depth, int queueCapacity, long submitted, long admitted, long recorded, long dropped,
-            long observations, double p99, boolean saturated, ControlLaw controlLaw, double smoothedP99,
-            double capacityEstimate, long pausesExcused) {
+    public record Stats(Settings settings, Counts counts, double rate, int depth, double p99, boolean saturated,
+            ControlLaw controlLaw, RateLaw.Stats law) {
+
+        /**
+         * The loop's configuration.
+         *
+         * <p><b>Thread safety.</b> Immutable.
+         *
+         * @param minRate       the floor of the adaptive rate, operations per second
+         * @param maxRate       the ceiling of the adaptive rate, operations per second
+         * @param targetP99     the latency setpoint, milliseconds
+         * @param quantile      the quantile that drives the loop
+         * @param queueCapacity the bound on the queue
+         */
+        public record Settings(double minRate, double maxRate, double targetP99, double quantile, int queueCapacity) {
+        }
+
+        /**
+         * The loop's monotonic counters, since construction ({@link #reset()} keeps them).
+         *
+         * <p><b>Thread safety.</b> Immutable.
+         *
+         * @param submitted    items accepted into the queue (by {@link #submit}, or offered to
+         *                     {@link #queue()} directly, or handed off directly by an executor)
+         * @param admitted     items handed out by admission
+         * @param recorded     latency samples recorded
+         * @param dropped      submissions refused because the queue was full
+         * @param observations observations that stepped the control law
+         */
+        public record Counts(long submitted, long admitted, long recorded, long dropped, long observations) {
+        }
+
+        /** {@return the floor of the adaptive rate, operations per second} */
+        public double minRate() {
+            return settings.minRate();
+        }
+
+        /** {@return the ceiling of the adaptive rate, operations per second} */
+        public double maxRate() {
+            return settings.maxRate();
+        }
+
+        /** {@return the latency setpoint, milliseconds} */
+        public double targetP99() {
+            return settings.targetP99();
+        }
+
+        /** {@return the quantile that drives the loop} */
+        public double quantile() {
+            return settings.quantile();
+        }
+
+        /** {@return the bound on the queue} */
+        public int queueCapacity() {
+            return settings.queueCapacity();
+        }
+
+        /** {@return the items accepted into the queue or handed off directly} */
+        public long submitted() {
+            return counts.submitted();
+        }
+
+        /** {@return the items handed out by admission} */
+        public long admitted() {
+            return counts.admitted();
+        }
+
+        /** {@return the latency samples recorded} */
+        public long recorded() {
+            return counts.recorded();
+        }
+
+        /** {@return the submissions refused because the queue was full} */
+        public long dropped() {
+            return counts.dropped();
+        }
+
+        /** {@return the observations that stepped the control law} */
+        public long observations() {
+            return counts.observations();
+        }
+
+        /**
+         * {@return the law's smoothed reading of the last observation, milliseconds}
+         * {@link Double#NaN} before the first observation and for a law without one (the PI law);
+         * see {@link KneeAwareLaw#stats()}.
+         */
+        public double smoothedP99() {
+            return law.smoothedP99();
+        }
+
+        /**
+         * {@return the downstream's capacity as the law estimates it, per second}
+         * {@link Double#POSITIVE_INFINITY} before any estimate under the knee-aware law;
+         * {@link Double#NaN} for a law without one (the PI law); see {@link KneeAwareLaw#stats()}.
+         */
+        public double capacityEstimate() {
+            return law.capacityEstimate();
+        }
+
+        /**
+         * {@return the pauses of the process that excused a window, since construction}
+         * Pauses are noted by a {@code PowerFlowExecutor}, and excused by the knee-aware law (see
+         * {@link KneeAwareLaw}, "Pauses"); 0 under the PI law and for a controller no executor
+         * drives.
+         */
+        public long pausesExcused() {
+            return law.pausesExcused();
+        }
     }
 
     /**
-     * The law that turns each observation into the next rate. {@link #PI} is the default of
-     * {@link PowerFlowController#builder()}; {@link PowerFlowExecutor#builder()} and
-     * {@link PowerExecutors} default to {@link #KNEE_AWARE}.
+     * Selects the control law of a controller: creates its {@link RateLaw} from the controller's
+     * {@link RateLaw.Setup}, once per controller. {@link #PI} is the default of
+     * {@link PowerFlowController#builder()}; {@code PowerFlowExecutor.builder()} and
+     * {@code PowerExecutors} default to {@link #KNEE_AWARE}. A new law is selected with its
+     * constructor, {@code controlLaw(MyLaw::new)}.
+     *
+     * <p><b>Thread safety.</b> {@link #create(RateLaw.Setup)} may be called from any thread; the
+     * two constants are immutable.
      *
      * @since 0.1.0
      */
-    public enum ControlLaw {
-        /**
-         * The {@link PowerServo} PI(D) law on the window's quantile:
-         * {@code rate = clamp(kp × error + ki × integral + derivative, minRate, maxRate)},
-         * {@code error = targetP99 − p99}, with the gains and {@code dt} of the builder. Its
-         * steps are absolute (tasks per second per millisecond of error), so its gains fit one
-         * plant's scale; on a downstream whose p99 is flat up to a knee and then rises steeply
-         * it cycles (see the knee-aware law).
-         */
-        PI,
+    @FunctionalInterface
+    public interface ControlLaw {
+
+        /** The PI(D) law on the controller's servo, the builder's gains: {@link PiLaw}. */
+        ControlLaw PI = PiLaw.CONTROL_LAW;
 
         /**
-         * Multiplicative steps scheduled on the headroom under the target and on the
-         * downstream's measured capacity. The gains, {@code kd}, {@code derivativeFilter} and
-         * {@code dt} are not used; {@link PowerFlowController#servo()} is not stepped. Each
-         * observation of a non-empty window, with {@code r} the rate in force:
-         * <ol>
-         * <li><b>Smoothing.</b> {@code m} is the driving quantile (read as "Reading the quantile"
-         *     says) of this window merged with up to the two before it, since the last
-         *     observation over the target (a decrease or a hold) or the start of trimming (while
-         *     trimming, a window over the target drops none): about three times the samples
-         *     of one window, so a window's 2nd-largest sample does not decide alone.
-         *     {@link #lastObservedP99()} is still the one window's reading. The reading is
-         *     <em>sparse</em> when three windows at {@code r} hold fewer than {@code 3 / (1 − q)}
-         *     samples (300 for the p99: under 100/s with one-second windows; never for
-         *     {@code q = 1}): it then keeps up to 30 windows until they hold that many.</li>
-         * <li><b>Capacity.</b> A window is <em>loaded</em> when items were offered during it
-         *     ({@link #submit} accepted or refused, or handed off directly) at {@code 0.9 × r} per
-         *     second or more: the rate, not the demand, decided what was admitted. A loaded window
-         *     is <em>saturated</em> when {@code m > targetP99} and its completions per second
-         *     are below {@code 0.9 × r}: the downstream did less than was admitted, so that
-         *     completion rate is its capacity {@code C} ({@code +∞} before one). Per second means
-         *     over the ticker time since the previous {@link #observe} call (one second if the
-         *     ticker did not move). Three readings correct {@code C} in between (and trimming,
-         *     below): a loaded window of half a second or more that completes more than {@code C}
-         *     per second raises it to that, for the downstream did that much (a pause of the
-         *     machine makes a window saturated and measures the pause; the backlog it left drains
-         *     above {@code C} in the next window); a loaded window more than 1.5 × the target
-         *     over that the downstream kept up with (not saturated, {@code m} not falling, not
-         *     sparse with too few samples) bounds it, {@code C = min(C, r)}, for the knee is below
-         *     {@code r} (a saturated window that straddled a drop in capacity measures part of
-         *     the old one; a window just over the target is as likely noise, and bounding on it
-         *     would ratchet the rate down when the target is close to the service time's own
-         *     p99); and a window at or under the target at {@code r > C} raises it,
-         *     {@code C = r}, for the downstream now does more, so the climb there stays the slow
-         *     one. A window that is not loaded (demand below the rate) neither measures nor
-         *     bounds the capacity, nor raises it by its completions.</li>
-         * <li><b>Decrease</b> ({@code m > targetP99}; while trimming, only as its item says),
-         *     then the merged windows are dropped (after a hold too, except the sparse one):
-         *     <ul>
-         *     <li>sparse, not saturated, and fewer than {@code 3 / (1 − q)} samples in fewer than
-         *         30 merged windows: hold
-         *         ({@code r' = r}), no capacity bound, and the windows are kept: such a reading is
-         *         the largest sample or next to it, and one slow call (the service time's tail, a
-         *         pause of the machine) puts it over the target at any rate;</li>
-         *     <li>saturated: {@code r' = max(0.5 × r, min(r × targetP99 / m, 0.85 × C))}: to just
-         *         under the measured capacity;</li>
-         *     <li>not saturated and {@code m} lower than the previous observation's: hold
-         *         ({@code r' = r}), a backlog draining at a rate the downstream keeps up
-         *         with;</li>
-         *     <li>otherwise: {@code r' = r × max(0.5, targetP99 / m)}.</li>
-         *     </ul>
-         *     At most half per observation, so one spike does not throw the rate to the
-         *     floor.</li>
-         * <li><b>Increase</b> ({@code m ≤ targetP99}; not while trimming): headroom
-         *     {@code h = min(1, (targetP99 − m) / (0.25 × targetP99))}, full while the reading is
-         *     25 % or more under the target, shrinking linearly to 0 at the target. Near the
-         *     knee, {@code 0.85 × C ≤ r ≤ C / 0.85}, {@code r' = r × (1 + 0.02 × h)}; elsewhere
-         *     {@code r' = r × (1 + 0.3 × h)}, but not past {@code 0.85 × C} from below.</li>
-         * <li><b>Trimming.</b> When a reading over the target (up to {@code 2 × targetP99}, not
-         *     saturated, not sparse) comes right after an increase, with {@code r} near the knee
-         *     ({@code 0.85 × C ≤ r ≤ C / 0.85}), the slow climb has reached the target, and the
-         *     law trims instead of cutting: {@code r' = r × s(m)}, with the step
-         *     {@code s(x) = (0.95 × targetP99 / x)^(1/6)} bounded to {@code [0.85, 1.03]}. From
-         *     then the rate moves once per block of 10 windows (more while the block holds fewer
-         *     than {@code 10 / (1 − q)} samples, at most 60), by {@code s} of the block's
-         *     reading; between block ends it holds. A block at or under the target that takes
-         *     {@code r'} above {@code C} raises {@code C} to {@code r'}. Trimming ends, and the
-         *     steps above apply to the window, on a reading over the target from a saturated
-         *     window, or on one over {@code 2 × targetP99} (unless sparse with too few samples,
-         *     as in the first decrease above): the downstream changed. It ends too, after the
-         *     block's step, on a block reading under {@code 0.75 × targetP99} (the downstream
-         *     does more) and on the sixth block in a row that stepped up (near the floor of the
-         *     service time's own p99 a block's reading hardly moves with the rate, and trimming
-         *     that began far under the knee, the capacity estimate taken low by a stall or a
-         *     spike, would climb 3 % a block); the climb resumes until it next reads over the
-         *     target. Why: one reading of three windows is noisy near the knee (a slow second of
-         *     the downstream or of the machine puts it over), and cutting on each and climbing
-         *     back left a settled minute outside ±10 % of the target three times in ten; a block
-         *     of ten windows holds a thousand samples or more, and the step assumes the p99 moves
-         *     six times as much as the rate there. The aim, 95 % of the target, is because a
-         *     minute's p99 at a steady rate scatters more above its middle than below.</li>
-         * <li><b>Pauses.</b> A window in which a pause of the process of at least
-         *     {@code max(0.5 × targetP99, 50 ms)} ended, and the window after it, are excused:
-         *     {@code r' = r}, and neither is merged into a reading or a trim block, nor
-         *     measures, bounds or raises {@code C}. A pause is what a {@link PowerFlowExecutor}'s
-         *     dispatcher sees when it wakes that much later than it asked to, with a task
-         *     waiting for admission (a collector's pause, the machine descheduling the process, a
-         *     CPU kept busy by other work); a bare controller sees none. Every call in flight
-         *     then ends that much later, whatever the rate, and cutting on it (half, with the
-         *     capacity bounded or measured low) cost a minute or more of climbing back. A pause
-         *     within 10 windows after an excused one is read like any other latency: pauses
-         *     that frequent may be the load's own doing. Each excusing pause counts in
-         *     {@link Stats#pausesExcused()} (metric {@code power.flow.pauses.excused}, MXBean
-         *     attribute {@code PausesExcused}); each window's {@code Observation} JFR event
-         *     carries the pause noted in it and whether it was excused.</li>
-         * <li>{@code r'} is clamped into {@code [minRate, maxRate]}.</li>
-         * </ol>
-         * <p>Why: a queueing downstream's p99 stays near the service time's own p99 up to
-         * 85-90 % utilisation, then rises steeply; the latency error alone cannot tell "far
-         * below the knee" from "just under it". The capacity a saturated window measures can:
-         * the law climbs by 30 % per observation to 85 % of it, then by at most 2 %. Every
-         * step is relative to the rate in force, so the law needs no gains fitted to the
-         * plant's scale, and the climb back from a deep cut takes observations, not minutes.
-         * On {@code ClosedLoopBench}'s simulated downstream it holds the p99 nearer the target
-         * than the PI law with more goodput; see {@code benchmarks/closedloop.md} for the
-         * figures and for what it does not reach.
+         * The knee-aware law: relative steps scheduled on the headroom and the measured capacity,
+         * specified item by item ("Smoothing", "Capacity", ..., "Pauses") by {@link KneeAwareLaw}.
          */
-        KNEE_AWARE
+        ControlLaw KNEE_AWARE = KneeAwareLaw.CONTROL_LAW;
+
+        /**
+         * Creates the law for one controller.
+         *
+         * @param setup the controller's setpoint, bounds and servo
+         * @return a new law, not null
+         */
+        RateLaw create(RateLaw.Setup setup);
     }
 
     /**
-     * Builds a {@link PowerFlowController}. Every option has the original library's default except
-     * the two required ones, {@code rate} and {@code minRate}. Values are validated when set and
-     * again, across fields, in {@link #build()}.
+     * Builds a {@link PowerFlowController}: the loop's options ({@link FlowOptions}), with the
+     * control law {@link ControlLaw#PI} unless {@link #controlLaw(ControlLaw)} selects another,
+     * and the controller's own (its name, publication, {@code dt} and rate-change listener).
+     * Values are validated when set and again, across fields, in {@link #build()}.
      *
-     * <p>Not thread-safe.
+     * <p><b>Thread safety.</b> Not thread-safe: one thread configures a builder.
      *
      * @param <T> the type of queued item
      */
-    public static final class Builder<T> {
-        private double rate = Double.NaN;
-        private double burst = 0;
-        private double minRate = Double.NaN;
-        private double maxRate = Double.POSITIVE_INFINITY;
-        private double targetP99 = 50;
-        private double quantile = 0.99;
-        private int queueCapacity = 100;
-        private double kp = 0.05;
-        private double ki = 0.001;
-        private double kd = 0;
-        private double derivativeFilter = 0;
+    public static final class Builder<T> extends FlowOptions<Builder<T>> {
         private double dt = 1;
-        private double relativeAccuracy = 0.01;
-        private ControlLaw controlLaw = ControlLaw.PI;
         private RateChangeListener onRateChange;
-        private Ticker ticker = Ticker.system();
-        private RateLimiter globalLimiter;
         private String name;
         private MetricsCollector collector;
         private boolean jmx;
@@ -1191,173 +862,6 @@ public final class PowerFlowController<T> implements AutoCloseable {
         }
 
         /**
-         * Sets the starting sustained rate. Required.
-         *
-         * @param rate operations per second, finite and {@code > 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code rate} is not finite or not {@code > 0}
-         */
-        public Builder<T> rate(double rate) {
-            this.rate = Preconditions.requireFinitePositive("rate", rate);
-            return this;
-        }
-
-        /**
-         * Sets the GCRA burst tolerance: how many operations may run back to back before the
-         * sustained rate applies. Default 0; fractional values floor.
-         *
-         * @param burst operations, finite and {@code >= 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code burst} is negative or not finite
-         */
-        public Builder<T> burst(double burst) {
-            this.burst = Preconditions.requireFiniteNonNegative("burst", burst);
-            return this;
-        }
-
-        /**
-         * Sets the floor of the adaptive rate. Required, and it must be {@code > 0}: the actuator
-         * is a GCRA, whose rate must be positive, so "admit nothing" cannot be represented.
-         *
-         * @param minRate operations per second, finite and {@code > 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code minRate} is not finite or not {@code > 0}
-         */
-        public Builder<T> minRate(double minRate) {
-            this.minRate = Preconditions.requireFinitePositive("minRate", minRate);
-            return this;
-        }
-
-        /**
-         * Sets the ceiling of the adaptive rate. Default unbounded, but required in practice: an
-         * unbounded controller output is not a limit.
-         *
-         * @param maxRate operations per second, {@code > 0} (may be
-         *     {@link Double#POSITIVE_INFINITY})
-         * @return this builder
-         * @throws IllegalArgumentException if {@code maxRate} is NaN or not {@code > 0}
-         */
-        public Builder<T> maxRate(double maxRate) {
-            if (!(maxRate > 0)) {
-                throw new IllegalArgumentException("maxRate must be > 0: " + maxRate);
-            }
-            this.maxRate = maxRate;
-            return this;
-        }
-
-        /**
-         * Sets the latency setpoint the servo drives the quantile toward. Default 50 ms.
-         *
-         * @param targetP99 milliseconds, finite and {@code > 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code targetP99} is not finite or not {@code > 0}
-         */
-        public Builder<T> targetP99(double targetP99) {
-            this.targetP99 = Preconditions.requireFinitePositive("targetP99", targetP99);
-            return this;
-        }
-
-        /**
-         * Sets the latency setpoint the servo drives the quantile toward. Default 50 ms.
-         *
-         * @param targetP99 a positive duration
-         * @return this builder
-         * @throws NullPointerException     if {@code targetP99} is null
-         * @throws IllegalArgumentException if {@code targetP99} is not positive
-         */
-        public Builder<T> targetP99(Duration targetP99) {
-            Objects.requireNonNull(targetP99, "targetP99");
-            return targetP99(targetP99.toNanos() / 1e6);
-        }
-
-        /**
-         * Sets which quantile of the window drives the loop. Default 0.99 (the p99); 0.5 makes it
-         * a median controller.
-         *
-         * @param quantile a value in {@code (0, 1]}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code quantile} is outside {@code (0, 1]}
-         */
-        public Builder<T> quantile(double quantile) {
-            if (!(quantile > 0 && quantile <= 1)) {
-                throw new IllegalArgumentException("quantile must be in (0, 1]: " + quantile);
-            }
-            this.quantile = quantile;
-            return this;
-        }
-
-        /**
-         * Sets the bound on the waiting queue. Default 100.
-         *
-         * @param queueCapacity items, {@code >= 1}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code queueCapacity < 1}
-         */
-        public Builder<T> queueCapacity(int queueCapacity) {
-            if (queueCapacity < 1) {
-                throw new IllegalArgumentException("queueCapacity must be >= 1: " + queueCapacity);
-            }
-            this.queueCapacity = queueCapacity;
-            return this;
-        }
-
-        /**
-         * Sets the proportional gain. Default 0.05.
-         *
-         * @param kp (operations per second) per millisecond of latency error, finite and
-         *     {@code >= 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code kp} is negative or not finite
-         */
-        public Builder<T> kp(double kp) {
-            this.kp = Preconditions.requireFiniteNonNegative("kp", kp);
-            return this;
-        }
-
-        /**
-         * Sets the integral gain. Default 0.001, and it has to be non-zero: with {@code ki = 0}
-         * a window that meets its target exactly produces a zero error and therefore a zero
-         * output, which the floor turns into {@code minRate}.
-         *
-         * @param ki the integral gain, finite and {@code >= 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code ki} is negative or not finite
-         */
-        public Builder<T> ki(double ki) {
-            this.ki = Preconditions.requireFiniteNonNegative("ki", ki);
-            return this;
-        }
-
-        /**
-         * Sets the derivative gain, applied to the measurement. Default 0: a p99 over a short
-         * window is noisy.
-         *
-         * @param kd the derivative gain, finite and {@code >= 0}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code kd} is negative or not finite
-         */
-        public Builder<T> kd(double kd) {
-            this.kd = Preconditions.requireFiniteNonNegative("kd", kd);
-            return this;
-        }
-
-        /**
-         * Sets the first-order low-pass coefficient on the derivative. Default 0; ignored when
-         * {@code kd} is 0.
-         *
-         * @param derivativeFilter a value in {@code [0, 1)}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code derivativeFilter} is outside {@code [0, 1)}
-         */
-        public Builder<T> derivativeFilter(double derivativeFilter) {
-            if (!(derivativeFilter >= 0 && derivativeFilter < 1)) {
-                throw new IllegalArgumentException("derivativeFilter must be in [0, 1): " + derivativeFilter);
-            }
-            this.derivativeFilter = derivativeFilter;
-            return this;
-        }
-
-        /**
          * Sets the default sample interval used by {@link #observe()}, in the gains' unit. Default
          * 1.
          *
@@ -1371,37 +875,6 @@ public final class PowerFlowController<T> implements AutoCloseable {
         }
 
         /**
-         * Sets the control law. Default {@link ControlLaw#PI}, the seed's servo with
-         * {@link #kp(double)}, {@link #ki(double)}, {@link #kd(double)} and {@link #dt(double)};
-         * {@link ControlLaw#KNEE_AWARE} ignores those and reads the ticker for each window's
-         * length (see {@link ControlLaw#KNEE_AWARE}).
-         *
-         * @param controlLaw the law
-         * @return this builder
-         * @throws NullPointerException if {@code controlLaw} is null
-         */
-        public Builder<T> controlLaw(ControlLaw controlLaw) {
-            this.controlLaw = Objects.requireNonNull(controlLaw, "controlLaw");
-            return this;
-        }
-
-        /**
-         * Sets the histogram's relative accuracy. Default 0.01; a smaller value means more
-         * buckets.
-         *
-         * @param relativeAccuracy a value in {@code (0, 1)}
-         * @return this builder
-         * @throws IllegalArgumentException if {@code relativeAccuracy} is outside {@code (0, 1)}
-         */
-        public Builder<T> relativeAccuracy(double relativeAccuracy) {
-            if (!(relativeAccuracy > 0 && relativeAccuracy < 1)) {
-                throw new IllegalArgumentException("relativeAccuracy must be in (0, 1): " + relativeAccuracy);
-            }
-            this.relativeAccuracy = relativeAccuracy;
-            return this;
-        }
-
-        /**
          * Sets the listener called as {@code onRateChange(rate, previous)} when the rate moves.
          *
          * @param onRateChange the listener, or {@code null} for none
@@ -1409,31 +882,6 @@ public final class PowerFlowController<T> implements AutoCloseable {
          */
         public Builder<T> onRateChange(RateChangeListener onRateChange) {
             this.onRateChange = onRateChange;
-            return this;
-        }
-
-        /**
-         * Sets the clock the limiter reads. Default {@link Ticker#system()}.
-         *
-         * @param ticker the ticker
-         * @return this builder
-         * @throws NullPointerException if {@code ticker} is null
-         */
-        public Builder<T> ticker(Ticker ticker) {
-            this.ticker = Objects.requireNonNull(ticker, "ticker");
-            return this;
-        }
-
-        /**
-         * Adds a limiter that every admission must also pass, such as a fleet-wide ceiling shared
-         * by several instances. The loop still sets only the local rate. Admission consumes from
-         * both or from neither ({@link PowerRateLimit}).
-         *
-         * @param globalLimiter the extra limiter, or {@code null} for none
-         * @return this builder
-         */
-        public Builder<T> globalLimiter(RateLimiter globalLimiter) {
-            this.globalLimiter = globalLimiter;
             return this;
         }
 

@@ -7,6 +7,9 @@ package io.github.performancehelpers.loop;
  * that throws does not break the loop: the failure is reported through {@link System.Logger} and
  * counted, and the rate stays changed.
  *
+ * <p><b>Thread safety.</b> A controller calls its listener under its loop lock, one call at a
+ * time; a listener shared by several controllers is called concurrently and must be thread-safe.
+ *
  * @since 0.1.0
  */
 @FunctionalInterface

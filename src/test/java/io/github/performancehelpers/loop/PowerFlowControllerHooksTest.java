@@ -21,7 +21,7 @@ class PowerFlowControllerHooksTest {
         PowerFlowController<String> flow = frozen(t);
         flow.submit("a");
         flow.submit("b");
-        assertEquals("a", flow.pollAdmitted(0, t.read()));
+        assertEquals("a", flow.admission().pollAdmitted(0, t.read()));
         return flow;
     }
 
@@ -29,7 +29,7 @@ class PowerFlowControllerHooksTest {
     @Test
     void pollAdmittedOnAnEmptyQueueConsumesNothing() {
         PowerFlowController<String> flow = frozen(new FakeTicker());
-        assertNull(flow.pollAdmitted(0, 0L));
+        assertNull(flow.admission().pollAdmitted(0, 0L));
         assertEquals(1, flow.limiter().available());
         assertEquals(0, flow.stats().admitted());
     }
@@ -42,13 +42,13 @@ class PowerFlowControllerHooksTest {
     void pollAdmittedTakesTheHeadOnlyWhenTheLimiterAdmits() {
         FakeTicker t = new FakeTicker();
         PowerFlowController<String> flow = aHandedOutBQueued(t);
-        assertNull(flow.pollAdmitted(0, t.read())); // no admission due
+        assertNull(flow.admission().pollAdmitted(0, t.read())); // no admission due
         assertEquals(1, flow.depth());
         t.advanceMillis(10);
-        assertNull(flow.pollAdmitted(0, t.read() - 1)); // a reading 1 ns too early: not yet due
-        assertEquals("b", flow.pollAdmitted(0, t.read()));
+        assertNull(flow.admission().pollAdmitted(0, t.read() - 1)); // a reading 1 ns too early: not yet due
+        assertEquals("b", flow.admission().pollAdmitted(0, t.read()));
         assertEquals(0, flow.stats().admitted());
-        flow.countAdmitted(2);
+        flow.admission().countAdmitted(2);
         assertEquals(2, flow.stats().admitted());
     }
 
@@ -58,21 +58,21 @@ class PowerFlowControllerHooksTest {
         FakeTicker t = new FakeTicker();
         PowerFlowController<String> flow = aHandedOutBQueued(t);
         assertEquals(0, flow.limiter().available());
-        flow.refundAdmission();
-        assertEquals("b", flow.pollAdmitted(0, t.read())); // the refund gave the admission back
+        flow.admission().refundAdmission();
+        assertEquals("b", flow.admission().pollAdmitted(0, t.read())); // the refund gave the admission back
     }
 
     /** tryAdmitDirect counts one submitted and admitted item; unadmitDirect refunds and uncounts it. */
     @Test
     void aDirectAdmissionCanBeTakenBack() {
         PowerFlowController<String> flow = frozen(new FakeTicker());
-        assertTrue(flow.tryAdmitDirect());
-        assertFalse(flow.tryAdmitDirect()); // the one admission is spent
+        assertTrue(flow.admission().tryAdmitDirect());
+        assertFalse(flow.admission().tryAdmitDirect()); // the one admission is spent
         assertEquals(1, flow.stats().submitted());
         assertEquals(1, flow.stats().admitted());
-        flow.unadmitDirect();
+        flow.admission().unadmitDirect();
         assertEquals(0, flow.stats().submitted());
         assertEquals(0, flow.stats().admitted());
-        assertTrue(flow.tryAdmitDirect()); // the refund gave it back
+        assertTrue(flow.admission().tryAdmitDirect()); // the refund gave it back
     }
 }
