@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import io.github.performancehelpers.testsupport.ManualScheduler;
 
@@ -24,6 +25,7 @@ import io.github.performancehelpers.testsupport.ManualScheduler;
  * Real threads, real time: nothing is lost under concurrent submission and shutdown, and the
  * dispatcher holds its rate. Bounds are generous; precise pacing figures belong to the benchmark.
  */
+@Tag("stress")
 class PowerFlowExecutorStressTest {
 
     static final int PRODUCERS = 16;

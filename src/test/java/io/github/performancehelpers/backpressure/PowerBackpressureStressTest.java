@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import io.github.performancehelpers.testsupport.ManualScheduler;
 
@@ -22,6 +23,7 @@ import io.github.performancehelpers.testsupport.ManualScheduler;
  * through every path, 10^6 iterations in total, and at each quiescent checkpoint and at the end
  * every permit minted is either held or available, exactly once.
  */
+@Tag("stress")
 class PowerBackpressureStressTest {
 
     private static final int THREADS = 16;

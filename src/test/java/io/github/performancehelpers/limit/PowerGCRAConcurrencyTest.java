@@ -9,6 +9,7 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import io.github.performancehelpers.testsupport.FakeTicker;
 
@@ -16,6 +17,7 @@ import io.github.performancehelpers.testsupport.FakeTicker;
  * Under contention PowerGCRA never admits more than {@code burst + 1 + elapsed / emissionInterval}
  * operations. More threads than the machine's two cores; bounded iteration counts.
  */
+@Tag("stress")
 class PowerGCRAConcurrencyTest {
 
     private static final int THREADS = 8;

@@ -5,6 +5,7 @@ import org.jetbrains.lincheck.datastructures.LongGen;
 import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import io.github.performancehelpers.testsupport.FakeTicker;
 
@@ -15,6 +16,7 @@ import io.github.performancehelpers.testsupport.FakeTicker;
  */
 @Param(name = "n", gen = LongGen.class, conf = "1:3")
 @Param(name = "k", gen = IntGen.class, conf = "1:3")
+@Tag("lincheck")
 public class PowerGCRALincheckTest {
 
     private final FakeTicker clock = new FakeTicker(1_000_000_000L);

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisPooled;
 
@@ -24,6 +25,7 @@ import redis.clients.jedis.JedisPooled;
  * {@code floor(burst) + 1 + elapsed / interval}, with {@code elapsed} measured by Redis's
  * {@code TIME} before the first and after the last call.
  */
+@Tag("redis")
 class RedisGCRAClusterTest {
 
     private static final double RATE = 200;

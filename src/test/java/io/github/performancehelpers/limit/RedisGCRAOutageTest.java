@@ -12,6 +12,7 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisPooled;
 import redis.clients.jedis.Protocol;
@@ -22,6 +23,7 @@ import redis.clients.jedis.Protocol;
  * mode while Redis is away, failures are counted, and the limiter goes back to Redis by itself.
  * Uses a redis-server of its own, so it can stop and restart it.
  */
+@Tag("redis")
 class RedisGCRAOutageTest {
 
     /** Long enough for a round trip on two heavily loaded cores, shorter than the pause below. */

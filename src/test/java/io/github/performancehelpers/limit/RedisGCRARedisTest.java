@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import redis.clients.jedis.JedisPooled;
 
@@ -20,6 +21,7 @@ import redis.clients.jedis.JedisPooled;
  * comparisons use the TAT stored in Redis and the {@code TIME} the script itself read, so they do
  * not depend on how long a call took.
  */
+@Tag("redis")
 class RedisGCRARedisTest {
 
     private static JedisPooled jedis;

@@ -9,12 +9,14 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Writers and readers of {@link PowerHistogram} at once: every sample lands in exactly one
  * interval, and recording allocates nothing. More writer threads than the machine's two cores.
  */
+@Tag("stress")
 class PowerHistogramConcurrencyTest {
 
     private static final int WRITERS = 4;

@@ -6,6 +6,7 @@ import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.jetbrains.lincheck.datastructures.StressOptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * the model checker showed that, and the class documentation says so.)
  */
 @Param(name = "element", gen = IntGen.class, conf = "1:4")
+@Tag("lincheck")
 public class PowerQueueLincheckTest {
 
     private final PowerQueue<Integer> queue = new PowerQueue<>(2);

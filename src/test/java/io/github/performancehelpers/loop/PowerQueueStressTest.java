@@ -17,12 +17,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * Many producers and consumers on more threads than the machine has cores: no element is lost or
  * delivered twice, and each producer's elements arrive in the order it offered them.
  */
+@Tag("stress")
 class PowerQueueStressTest {
 
     /** Bound on a whole stress run; a lost wake-up or a lost element shows up as a hang. */
