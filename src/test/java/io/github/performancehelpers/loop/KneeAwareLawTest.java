@@ -253,7 +253,7 @@ class KneeAwareLawTest {
     }
 
     /**
-     * The trap of {@code KneeAwareLawTrapProbe}: the law alone at 50/s, one 500-ms call in its
+     * The trap of {@code KneeAwareLawTrap}: the law alone at 50/s, one 500-ms call in its
      * first window, then lognormal service times (median 15 ms, sigma 0.5) with no knee at any
      * rate. It climbs past 200/s within 120 windows for every seed; the law before did for none
      * of 40.
@@ -261,7 +261,7 @@ class KneeAwareLawTest {
     @Test
     void aStallAtALowRateIsNotATrap() {
         for (int seed = 0; seed < 10; seed++) {
-            double highest = KneeAwareLawTrapProbe.run(seed, 50)[0];
+            double highest = KneeAwareLawTrap.run(seed, 50)[0];
             assertTrue(highest >= 200, "seed " + seed + ": highest " + highest);
         }
     }

@@ -1,6 +1,5 @@
 package io.github.performancehelpers.loop;
 
-import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
@@ -12,14 +11,16 @@ import java.util.SplittableRandom;
  * before the sparse-reading rule (commit 018fd4d) cut on it, bounded its capacity estimate there,
  * and cut again on every later slow call.
  *
- * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@tool
- * -Dtool.main=io.github.performancehelpers.loop.KneeAwareLawTrapProbe -Dtool.args="40 50"} (seeds,
- * starting rate per second). From 50/s the law reaches 200/s within 120 s in 40 of 40 seeds (the
+ * <p>The scenario, for {@code KneeAwareLawTest} and for the probe that runs it over many seeds
+ * ({@code io.github.performancehelpers.bench.KneeAwareLawTrapProbe} in the benchmarks project:
+ * {@code mvn -q -f benchmarks/pom.xml compile exec:exec@tool
+ * -Dtool.main=io.github.performancehelpers.bench.KneeAwareLawTrapProbe -Dtool.args="40 50"}, seeds
+ * and starting rate per second). From 50/s the law reaches 200/s within 120 s in 40 of 40 seeds (the
  * law before: 0 of 40); from 120/s, in 38 of 40 (before: 36 of 40).
  */
-public final class KneeAwareLawTrapProbe {
+public final class KneeAwareLawTrap {
 
-    private KneeAwareLawTrapProbe() {
+    private KneeAwareLawTrap() {
     }
 
     /**
@@ -29,7 +30,7 @@ public final class KneeAwareLawTrapProbe {
      * @param start the starting rate, per second
      * @return {the highest rate the law set, the rate after the last window}, per second
      */
-    static double[] run(long seed, double start) {
+    public static double[] run(long seed, double start) {
         KneeAwareLaw law = new KneeAwareLaw(60, 0.99, 10.7, 1067);
         PowerHistogram h = PowerHistogram.builder().build();
         SplittableRandom random = new SplittableRandom(seed);
@@ -47,24 +48,5 @@ public final class KneeAwareLawTrapProbe {
             highest = Math.max(highest, rate);
         }
         return new double[] {highest, rate};
-    }
-
-    /**
-     * Runs the probe and prints how many seeds climbed out.
-     *
-     * @param args optional: seeds (default 40), starting rate per second (default 50)
-     */
-    public static void main(String[] args) {
-        int seeds = args.length > 0 && !args[0].startsWith("${") ? Integer.parseInt(args[0]) : 40;
-        double start = args.length > 1 ? Double.parseDouble(args[1]) : 50;
-        int escaped = 0;
-        double sum = 0;
-        for (int seed = 0; seed < seeds; seed++) {
-            double[] run = run(seed, start);
-            escaped += run[0] >= 200 ? 1 : 0;
-            sum += run[1];
-        }
-        System.out.printf(Locale.ROOT, "from %.0f/s: reached 200/s within 120 s in %d of %d seeds; mean rate at 120 s %.0f/s%n",
-                start, escaped, seeds, sum / seeds);
     }
 }
