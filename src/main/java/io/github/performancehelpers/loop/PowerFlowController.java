@@ -109,6 +109,10 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * hold its admitLock (see there). Producers (offer) and recorders (histogram) never take a
      * lock. observe() and reset() hold loopLock, which guards the law and the servo (neither is
      * thread-safe). `rate` is volatile so readers see the rate in force without the lock.
+     *
+     * Length. About 900 lines, a third of them the public nested types whose names are API (Stats
+     * with its accessors, ControlLaw, Builder); the admission side is FlowAdmission, the laws are
+     * RateLaw's implementations, the shared options are FlowOptions.
      */
 
     static {

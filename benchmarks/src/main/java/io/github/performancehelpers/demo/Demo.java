@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import io.github.performancehelpers.PoolSizer;
 import io.github.performancehelpers.PowerFlowExecutor;
+import io.github.performancehelpers.loop.PowerFlowController;
 
 /**
  * The live demo behind the README's "run the demo" command:
@@ -240,6 +241,7 @@ public final class Demo {
                 .name("demo-flow")
                 .rate(c.startRate()).minRate(c.minRate()).maxRate(c.maxRate())
                 .targetP99(Duration.ofNanos(Math.round(c.targetMs() * 1e6)))
+                .controlLaw(PowerFlowController.ControlLaw.PI) // the demo's law, named: its gains are PI's
                 .kp(c.kp()).ki(c.ki())
                 .queueCapacity(c.queueCapacity())
                 .observeInterval(Duration.ofMillis(c.tickMs()))
