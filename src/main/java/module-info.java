@@ -1,10 +1,12 @@
 /**
  * performance-helpers: admission control, queueing and latency feedback in one closed loop.
  *
- * <p>The module exports exactly one package, {@code io.github.performancehelpers}, which holds
- * the whole public API. {@code io.github.performancehelpers.internal} holds implementation
- * details shared between files and is not exported. The module has no dependency outside
- * the JDK.
+ * <p>The module exports five packages, the whole public API, one per concern:
+ * {@code io.github.performancehelpers} (the executor, its factories and options),
+ * {@code .limit} (rate limiters), {@code .loop} (the loop's parts, its control laws and
+ * {@code PowerFlowController}), {@code .backpressure} and {@code .metrics}.
+ * {@code io.github.performancehelpers.internal} holds implementation details shared between the
+ * packages and is not exported. The module has no dependency outside the JDK.
  */
 module io.github.performancehelpers {
     exports io.github.performancehelpers;

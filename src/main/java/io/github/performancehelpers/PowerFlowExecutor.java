@@ -1048,12 +1048,13 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * <p><b>Thread safety.</b> Not thread-safe: one thread configures a builder.
      */
     public static final class Builder extends io.github.performancehelpers.loop.FlowOptions<Builder> {
-        // Read by the executor's constructor; the loop's options among them are copied from
-        // FlowOptions in build().
-        private double rate = Double.NaN;
-        private double targetP99 = 50;
-        private double relativeAccuracy = 0.01;
-        private Ticker ticker = Ticker.system();
+        // The five loop options the executor's constructor reads, resolved from FlowOptions by
+        // build(): not options of their own (the setters are FlowOptions'), a copy because
+        // FlowOptions' getters are protected and the constructor is outside this class's body.
+        private double rate;
+        private double targetP99;
+        private double relativeAccuracy;
+        private Ticker ticker;
         private RateLimiter globalLimiter;
         private RateChangeListener onRateChange;
         private Duration observeInterval = Duration.ofSeconds(1);

@@ -156,10 +156,16 @@ public final class PowerFlowController<T> implements AutoCloseable {
 
     private final ReentrantLock loopLock = new ReentrantLock();
 
-    /** The rate in force, operations per second. Written under {@code loopLock}; read without it. */
+    /**
+     * The rate in force, operations per second. Guarded by {@code loopLock} for writes; read
+     * without it.
+     */
     private volatile double rate;
 
-    /** The quantile the last observation read, ms; NaN before the first. Written under {@code loopLock}. */
+    /**
+     * The quantile the last observation read, ms; NaN before the first. Guarded by
+     * {@code loopLock} for writes; read without it.
+     */
     private volatile double lastObservedP99 = Double.NaN;
 
     private final LongAdder recorded = new LongAdder();
