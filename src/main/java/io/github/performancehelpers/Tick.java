@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import io.github.performancehelpers.internal.Access;
+import io.github.performancehelpers.internal.Listeners;
 import io.github.performancehelpers.loop.PowerFlowController;
 import io.github.performancehelpers.loop.RateChangeListener;
 
@@ -151,19 +152,7 @@ final class Tick {
             LOG.log(Level.WARNING, ex.name() + ": resizing the delegate for rate " + rate + " failed", e);
         }
         LockSupport.unpark(dispatcher);
-        if (onRateChange == null) {
-            return;
-        }
-        try {
-            onRateChange.onRateChange(rate, previous);
-        } catch (RuntimeException | Error e) {
-            if (e instanceof VirtualMachineError vme) {
-                throw vme;
-            }
-            ex.internalFailures.incrementAndGet();
-            LOG.log(Level.WARNING, ex.name() + ": onRateChange(" + rate + ", " + previous
-                    + ") threw; the rate stays changed", e);
-        }
+        Listeners.rateChanged(onRateChange, rate, previous, ex.internalFailures, LOG, ex.name() + ": ");
     }
 
     /**

@@ -197,14 +197,6 @@ public final class Access {
          * @return the count
          */
         long pausesExcused(PowerFlowController<?> c);
-
-        /**
-         * Whether the knee-aware law is trimming; false under any other law.
-         *
-         * @param c the controller
-         * @return whether it is trimming
-         */
-        boolean kneeTrimming(PowerFlowController<?> c);
     }
 
     /**

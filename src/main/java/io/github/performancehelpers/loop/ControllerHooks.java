@@ -91,9 +91,4 @@ final class ControllerHooks implements Access.ControllerAccess {
     public long pausesExcused(PowerFlowController<?> c) {
         return c.pausesExcused();
     }
-
-    @Override
-    public boolean kneeTrimming(PowerFlowController<?> c) {
-        return c.kneeTrimming();
-    }
 }

@@ -1,6 +1,5 @@
 package io.github.performancehelpers.loop;
 
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -14,6 +13,7 @@ import io.github.performancehelpers.PowerFlowExecutor;
 import io.github.performancehelpers.Ticker;
 import io.github.performancehelpers.internal.Access;
 import io.github.performancehelpers.internal.FlowEvents;
+import io.github.performancehelpers.internal.Listeners;
 import io.github.performancehelpers.internal.Preconditions;
 import io.github.performancehelpers.internal.Publication;
 import io.github.performancehelpers.limit.PowerGCRA;
@@ -357,18 +357,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     private void notifyRateChange(double next, double previous) {
-        if (onRateChange == null) {
-            return;
-        }
-        try {
-            onRateChange.onRateChange(next, previous);
-        } catch (RuntimeException | Error e) {
-            if (e instanceof VirtualMachineError vme) {
-                throw vme;
-            }
-            callbackFailures.incrementAndGet();
-            LOG.log(Level.WARNING, "onRateChange(" + next + ", " + previous + ") threw; the rate stays changed", e);
-        }
+        Listeners.rateChanged(onRateChange, next, previous, callbackFailures, LOG, "");
     }
 
     /**
