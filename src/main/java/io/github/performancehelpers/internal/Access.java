@@ -111,6 +111,23 @@ public final class Access {
         void countRecorded(PowerFlowController<?> c, long n);
 
         /**
+         * Counts one item refused before it reached the queue (an executor's door refused it as
+         * too late to finish within the target), as offered in the law's window demand.
+         *
+         * @param c the controller
+         */
+        void countDeclined(PowerFlowController<?> c);
+
+        /**
+         * Whether the controller's law found the target unreachable
+         * ({@link io.github.performancehelpers.loop.RateLaw.Stats#targetUnreachable()}).
+         *
+         * @param c the controller
+         * @return whether it is unreachable
+         */
+        boolean targetUnreachable(PowerFlowController<?> c);
+
+        /**
          * Consumes admission for an item that bypasses the queue, counting it as submitted and
          * admitted.
          *

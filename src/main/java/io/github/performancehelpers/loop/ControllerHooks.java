@@ -91,4 +91,14 @@ final class ControllerHooks implements Access.ControllerAccess {
     public long pausesExcused(PowerFlowController<?> c) {
         return c.pausesExcused();
     }
+
+    @Override
+    public void countDeclined(PowerFlowController<?> c) {
+        c.countDeclined();
+    }
+
+    @Override
+    public boolean targetUnreachable(PowerFlowController<?> c) {
+        return c.targetUnreachable();
+    }
 }

@@ -349,6 +349,15 @@ public abstract class FlowOptions<B extends FlowOptions<B>> {
     }
 
     /**
+     * Returns the ceiling of the rate set, for a subclass's own use.
+     *
+     * @return operations per second; {@link Double#POSITIVE_INFINITY} when not set
+     */
+    protected final double maxRate() {
+        return maxRate;
+    }
+
+    /**
      * Returns the floor of the rate set, for a subclass's own use.
      *
      * @return operations per second; {@link Double#NaN} when not set

@@ -232,6 +232,31 @@ public final class KneeAwareLaw implements RateLaw {
      */
     static final int STALL_GAP = 10;
 
+    /**
+     * An unreachable target: a cut to this share or less of the flow the cutting started from
+     * that lowers the reading by less than {@code 1 − FLAT_READING}. For a downstream that queues
+     * (slots, a FIFO server) a fifth less load at or past the knee lowers the waiting time, and so
+     * the p99, by far more than a tenth; only a latency the load does not set (a fixed tail, a
+     * timeout, a target under the service time's own p99) stays flat.
+     */
+    static final double FLAT_CUT = 0.80;
+    /** See {@link #FLAT_CUT}: the share of the reading the cutting started from that is "not lower". */
+    static final double FLAT_READING = 0.90;
+    /**
+     * The windows in a row after such a cut that must read flat: the first window after a cut still
+     * holds calls admitted before it (a backlog draining reads like a flat tail).
+     */
+    static final int FLAT_WINDOWS = 2;
+    /**
+     * Near the knee, a loaded window reading at most this share of the knee's reading (the first
+     * reading of the slow climb, or the trimming's aim) shows a downstream that now does more:
+     * the same rate meets a far shorter queue. For a queueing downstream whose capacity doubled,
+     * the p99 at the old knee falls to the service time's own or near it (from 85 % to about 43 %
+     * utilisation); the merged reading of three windows moves by far less than this between
+     * seconds of a steady downstream.
+     */
+    static final double RECOVERED = 0.6;
+
     private final double target;
     private final double quantile;
     private final double min;
@@ -266,6 +291,27 @@ public final class KneeAwareLaw implements RateLaw {
     private volatile long pausesExcused;
     /** The last step's window was excused (by a pause or as the window after one). */
     private boolean lastExcused;
+    /**
+     * The target is unreachable: cutting did not lower the reading (see {@link #FLAT_CUT}). The
+     * law holds the rate it cut from until a reading at or under the target, a saturated window,
+     * or a reading over {@link #TRIM_LEAVE} times the larger of the target and
+     * {@link #flatReading}. Volatile: {@link #stats()} reads it without the loop lock.
+     */
+    private volatile boolean unreachable;
+    /** The reading that showed the target unreachable, ms. */
+    private double flatReading;
+    /** The rate in force before the current run of cuts, per second; NaN when not cutting. */
+    private double cutFromRate = Double.NaN;
+    /** The flow of the window the current run of cuts started on, per second. */
+    private double cutFromFlow;
+    /** The reading the current run of cuts started on, ms. */
+    private double cutFromReading;
+    /** Windows in a row that read flat after a deep enough cut. */
+    private int flatWindows;
+    /** The reading the slow climb near the knee started on (or trimming's aim), ms; NaN before one. */
+    private double kneeReading = Double.NaN;
+    /** The rate the last fast climb started from (it read under the target), per second; NaN after any other step. */
+    private double climbedFrom = Double.NaN;
 
     /**
      * A law for a setpoint, a driving quantile and bounds, as {@link #CONTROL_LAW} creates it.
@@ -323,18 +369,24 @@ public final class KneeAwareLaw implements RateLaw {
             // keep the window out of every reading, the capacity and the trim block.
             return clamp(rate);
         }
-        // Sparse: three windows at this rate hold too few samples for the quantile. The reading
+        double throughput = window.count() / seconds;
+        double offered = demand / seconds;
+        // The flow the window carried: the rate when it bound, else what was offered or done. A
+        // rate far above the flow (an executor's open rate) is no base for a cut.
+        double flow = Math.min(rate, Math.max(offered, throughput));
+        // Sparse: three windows at this flow hold too few samples for the quantile. The reading
         // then keeps windows until they do.
-        boolean sparse = rate * seconds * WINDOWS < enough;
+        boolean sparse = flow * seconds * WINDOWS < enough;
         long held = keep(window, sparse);
         double previous = smoothed;
         double m = RateLaw.reading(merged(), quantile);
         smoothed = m;
-        double throughput = window.count() / seconds;
         // Loaded: work was offered at the rate or above, so the rate, not the demand, set how much
         // was admitted. Only a loaded window says anything about the downstream's capacity.
-        boolean loaded = demand / seconds >= SATURATION * rate;
-        boolean saturated = loaded && throughput < SATURATION * rate;
+        boolean loaded = offered >= SATURATION * rate;
+        // Saturated: the downstream completed less than it was given, the rate's worth when the
+        // rate bound, else (over the target) the work offered: a backlog grew.
+        boolean saturated = throughput < SATURATION * flow && (loaded || m > target);
         if (loaded && seconds >= RAISE_SECONDS && throughput > capacity) {
             // The downstream completed more than the estimate: it can. A saturated window during a
             // pause of the machine measured the pause, not the downstream; the backlog it left
@@ -345,6 +397,14 @@ public final class KneeAwareLaw implements RateLaw {
         boolean tooFew = sparse && held < enough && recent.size() < MAX_WINDOWS;
         boolean wasClimbing = climbing;
         climbing = false;
+        double fastFrom = climbedFrom;
+        climbedFrom = Double.NaN;
+        // The window alone, not the merged reading: two windows before a recovery hold the merge up.
+        double own = RateLaw.reading(window, quantile);
+        if (trimming && loaded && own <= RECOVERED * kneeReading) {
+            trimming = false; // work waits and the reading fell far under the aim: the downstream does more
+            newBlock();
+        }
         if (trimming) {
             if (m <= target || !(saturated || (m > TRIM_LEAVE * target && !tooFew))) {
                 return trim(window, rate);
@@ -356,6 +416,7 @@ public final class KneeAwareLaw implements RateLaw {
             // reading of three seconds is too noisy to cut on (a slow second of the downstream or
             // of the machine puts it over); see the class description, "Trimming".
             trimming = true;
+            kneeReading = TRIM_AIM * target;
             newBlock();
             recent.clear();
             ups = 0;
@@ -368,7 +429,51 @@ public final class KneeAwareLaw implements RateLaw {
             // and keep the windows to gather more; a saturated window acts.
             return clamp(rate);
         }
-        return clamp(m > target ? decrease(m, previous, rate, throughput, loaded, saturated) : increase(m, rate));
+        if (m <= target) {
+            endCuts();
+            unreachable = false;
+            return clamp(increase(m, Math.min(m, own), rate, loaded));
+        }
+        if (unreachable) {
+            if (!saturated && m <= TRIM_LEAVE * Math.max(target, flatReading)) {
+                recent.clear();
+                return clamp(rate); // a latency the rate does not set: serve the load
+            }
+            unreachable = false; // the downstream changed: cut as usual
+        }
+        if (Double.isNaN(cutFromRate)) {
+            cutFromRate = rate;
+            cutFromFlow = flow;
+            cutFromReading = m;
+            flatWindows = 0;
+        } else if (!saturated && flow <= FLAT_CUT * cutFromFlow && m >= FLAT_READING * cutFromReading) {
+            if (++flatWindows >= FLAT_WINDOWS) {
+                // Cut by a fifth or more and the reading did not fall: the target is below what
+                // the rate can reach. Go back to the rate before the cuts and serve the load.
+                unreachable = true;
+                flatReading = m;
+                double back = cutFromRate;
+                endCuts();
+                recent.clear();
+                return clamp(back);
+            }
+        } else {
+            flatWindows = 0;
+        }
+        double next = decrease(m, previous, flow, throughput, loaded, saturated);
+        if (!Double.isNaN(fastFrom) && !Double.isNaN(next) && m <= TRIM_LEAVE * target) {
+            // A fast climb went over (up to twice the target): the rate before it read under the
+            // target, this one over, so the knee lies between them. Take the middle if the
+            // downstream kept up, else the lower end (at most 0.85 of what it completed).
+            next = Math.max(next, saturated ? Math.min(fastFrom, KNEE * throughput) : (fastFrom + flow) / 2);
+        }
+        return clamp(Double.isNaN(next) ? rate : next);
+    }
+
+    /** Forgets the current run of cuts (a reading at or under the target, or an unreachable target). */
+    private void endCuts() {
+        cutFromRate = Double.NaN;
+        flatWindows = 0;
     }
 
     /**
@@ -399,18 +504,23 @@ public final class KneeAwareLaw implements RateLaw {
         return merged;
     }
 
-    /** The step for a reading {@code m} over the target (class description, "Decrease"), unclamped. */
+    /**
+     * The step for a reading {@code m} over the target (class description, "Decrease"), unclamped,
+     * from {@code rate}, the flow the window carried (the rate in force when it bound); NaN to
+     * hold the rate in force.
+     */
     private double decrease(double m, double previous, double rate, double throughput, boolean loaded,
             boolean saturated) {
         double next;
         if (saturated) {
             // Saturated: the downstream completed less than was admitted. That is its capacity.
             capacity = throughput;
+            kneeReading = Double.NaN;
             next = Math.max(MAX_CUT * rate, Math.min(rate * target / m, KNEE * throughput));
         } else if (m < previous) {
             // Over the target but falling, at a rate the downstream keeps up with: a backlog
             // draining. Cutting again would cut for work admitted before the last cut.
-            next = rate;
+            next = Double.NaN;
         } else {
             next = rate * Math.max(MAX_CUT, target / m);
             // The downstream kept up, yet the reading went far over the target: the knee is
@@ -428,7 +538,7 @@ public final class KneeAwareLaw implements RateLaw {
     }
 
     /** The step for a reading {@code m} at or under the target (class description, "Increase"), unclamped. */
-    private double increase(double m, double rate) {
+    private double increase(double m, double own, double rate, boolean loaded) {
         double headroom = Math.min(1.0, (target - m) / (HEADROOM_BAND * target));
         if (rate > capacity) {
             // At or under the target above the capacity estimate: the downstream does more
@@ -437,12 +547,29 @@ public final class KneeAwareLaw implements RateLaw {
         }
         climbing = true;
         if (nearKnee(rate)) {
-            return rate * (1 + SLOW_INCREASE * headroom);
+            if (!(loaded && own <= RECOVERED * kneeReading)) {
+                if (Double.isNaN(kneeReading)) {
+                    kneeReading = m;
+                }
+                return rate * (1 + SLOW_INCREASE * headroom);
+            }
+            // Work waits near the knee and the window read far under the knee's reading: the
+            // downstream does more than the knee measured (it recovered). Climb fast on this
+            // window's own headroom (the windows merged before it describe the old downstream);
+            // a saturated window measures the new knee.
+            capacity = Double.POSITIVE_INFINITY;
+            kneeReading = Double.NaN;
+            climbedFrom = rate;
+            PowerHistogram.Snapshot last = recent.peekLast();
+            recent.clear();
+            recent.addLast(last);
+            return rate * (1 + FAST_INCREASE * Math.min(1.0, (target - own) / (HEADROOM_BAND * target)));
         }
         double next = rate * (1 + FAST_INCREASE * headroom);
         if (rate < KNEE * capacity) {
             next = Math.min(next, KNEE * capacity);
         }
+        climbedFrom = next > rate * (1 + SLOW_INCREASE) ? rate : Double.NaN;
         return next;
     }
 
@@ -537,7 +664,7 @@ public final class KneeAwareLaw implements RateLaw {
      */
     @Override
     public RateLaw.Stats stats() {
-        return new RateLaw.Stats(smoothed, capacity, pausesExcused, trimming);
+        return new RateLaw.Stats(smoothed, capacity, pausesExcused, trimming, unreachable);
     }
 
     /**
@@ -563,5 +690,8 @@ public final class KneeAwareLaw implements RateLaw {
         recent.clear();
         smoothed = Double.NaN;
         capacity = Double.POSITIVE_INFINITY;
+        unreachable = false;
+        kneeReading = Double.NaN;
+        endCuts();
     }
 }

@@ -169,6 +169,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
     private volatile double lastObservedP99 = Double.NaN;
 
     private final LongAdder recorded = new LongAdder();
+    /** Items refused before the queue by an executor's door, offered all the same ({@link #countDeclined()}). */
+    private final LongAdder declined = new LongAdder();
     private final AtomicLong observations = new AtomicLong();
     private final AtomicLong callbackFailures = new AtomicLong();
     /** The longest pause of the process noted since the last observation, ns ({@link #noteStall}). */
@@ -314,7 +316,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
         try {
             flushDropEvent();
             PowerHistogram.Snapshot window = latency.snapshotAndReset();
-            long offered = submittedCount() + queue.dropped();
+            long offered = submittedCount() + queue.dropped() + declined.sum();
             long demand = offered - lastOffered;
             lastOffered = offered;
             long stall = stallNanos.getAndSet(0);
@@ -601,8 +603,18 @@ public final class PowerFlowController<T> implements AutoCloseable {
         return law.stats().pausesExcused();
     }
 
+    /** Whether the law found the target unreachable ({@link RateLaw.Stats#targetUnreachable()}). */
+    boolean targetUnreachable() {
+        return law.stats().targetUnreachable();
+    }
+
     long observationCount() {
         return observations.get();
+    }
+
+    /** Counts an item an executor refused before the queue (too late for the target): it was offered. */
+    void countDeclined() {
+        declined.increment();
     }
 
     /** Counts {@code n} latencies recorded in a histogram the executor merges into {@link #latency()}. */
@@ -744,6 +756,16 @@ public final class PowerFlowController<T> implements AutoCloseable {
          */
         public long pausesExcused() {
             return law.pausesExcused();
+        }
+
+        /**
+         * {@return whether the law found the target unreachable} Cutting the rate did not lower
+         * the reading (a latency the load does not set), so the law serves the load instead of
+         * cutting; see {@link KneeAwareLaw}, "Unreachable target". Always {@code false} under the
+         * PI law.
+         */
+        public boolean targetUnreachable() {
+            return law.targetUnreachable();
         }
     }
 

@@ -146,10 +146,14 @@ public interface RateLaw {
      *                         construction; 0 for a law that excuses none
      * @param trimming         whether the law is trimming (moving the rate once per block of
      *                         windows); {@code false} for a law that does not trim
+     * @param targetUnreachable whether the law found that cutting the rate does not lower the
+     *                         reading (a latency the load does not set), and so serves the load
+     *                         instead of cutting; {@code false} for a law that does not detect it
      */
-    record Stats(double smoothedP99, double capacityEstimate, long pausesExcused, boolean trimming) {
+    record Stats(double smoothedP99, double capacityEstimate, long pausesExcused, boolean trimming,
+            boolean targetUnreachable) {
 
-        /** The statistics of a law that keeps none: NaN, NaN, 0, {@code false}. */
-        public static final Stats NONE = new Stats(Double.NaN, Double.NaN, 0, false);
+        /** The statistics of a law that keeps none: NaN, NaN, 0, {@code false}, {@code false}. */
+        public static final Stats NONE = new Stats(Double.NaN, Double.NaN, 0, false, false);
     }
 }

@@ -122,20 +122,47 @@ class KneeAwareLawTest {
     }
 
     /**
-     * A window whose demand was below the rate (not loaded) is not saturated, however few it
-     * completed: the cut is by target / p99 (at most half), the capacity stays unknown, and the
-     * climb back is the fast one (found in review: a demand of 100/s was taken as the capacity).
+     * A window whose demand was below the rate (not loaded) is not saturated when the downstream
+     * did all it was given: the cut is by target / p99 (at most half) from the flow the window
+     * carried (100/s), not from a rate that did not bind (1,000/s, which a cut to 500 would leave
+     * unbinding); the capacity stays unknown, and the climb back is the fast one (found in review:
+     * a demand of 100/s was taken as the capacity).
      */
     @Test
     void aWindowWithDemandBelowTheRateTeachesNothingAboutCapacity() {
         PowerFlowController<String> flow = PowerFlowController.<String>builder().rate(1000).minRate(1).maxRate(1000)
                 .targetP99(60).controlLaw(ControlLaw.KNEE_AWARE).ticker(t).build();
         offer(flow, 100); // 100/s offered, 1,000/s allowed
-        assertEquals(500, idleWindow(flow, 100, 200, 1), 1e-9);
+        assertEquals(50, idleWindow(flow, 100, 200, 1), 1e-9); // 100/s × max(0.5, 60 / 200)
         assertEquals(Double.POSITIVE_INFINITY, flow.stats().capacityEstimate());
-        assertEquals(650, idleWindow(flow, 100, 10, 1), 1e-9); // fast: + 30 %
-        assertEquals(845, idleWindow(flow, 100, 10, 1), 1e-9);
-        assertEquals(1000, idleWindow(flow, 100, 10, 1), 1e-9); // 1,098.5, clamped to maxRate
+        assertEquals(65, idleWindow(flow, 100, 10, 1), 1e-9); // fast: + 30 %
+        assertEquals(84.5, idleWindow(flow, 100, 10, 1), 1e-9);
+    }
+
+    /**
+     * Over the target at a rate that does not bind (an executor's open rate), with the offered
+     * work done: the cut starts from the flow, so the very first cut binds.
+     */
+    @Test
+    void atAnOpenRateTheCutStartsFromTheFlow() {
+        PowerFlowController<String> flow = PowerFlowController.<String>builder().rate(1e9).minRate(1).maxRate(1e9)
+                .targetP99(60).controlLaw(ControlLaw.KNEE_AWARE).ticker(t).build();
+        offer(flow, 1000);
+        assertEquals(1000 * 60 / 80.0, idleWindow(flow, 1000, 80, 1), 1e-9);
+    }
+
+    /**
+     * Over the target at an open rate with a backlog growing (1,500 offered, 1,000 done): the
+     * window is saturated, its completions are the capacity, and the cut goes toward 0.85 of them,
+     * by at most half of the flow.
+     */
+    @Test
+    void atAnOpenRateAGrowingBacklogMeasuresTheCapacity() {
+        PowerFlowController<String> flow = PowerFlowController.<String>builder().rate(1e9).minRate(1).maxRate(1e9)
+                .targetP99(60).queueCapacity(2000).controlLaw(ControlLaw.KNEE_AWARE).ticker(t).build();
+        offer(flow, 1500);
+        assertEquals(750, idleWindow(flow, 1000, 300, 1), 1e-9); // max(0.5 × 1,500, min(1,500 × 60/300, 850))
+        assertEquals(1000, flow.stats().capacityEstimate(), 1e-9);
     }
 
     /** A saturated window cuts to min(rate × target / p99, 0.85 × completions per second), here 0.85 × 70 = 59.5. */
@@ -158,8 +185,10 @@ class KneeAwareLawTest {
 
     /**
      * A capacity measured too high (a saturated window that straddled a drop in capacity) is
-     * corrected by an unsaturated window more than 1.5 × the target over below it: the fast climb
-     * then stops at 0.85 × that window's rate, not at 0.85 × the stale measurement.
+     * corrected by an unsaturated window more than 1.5 × the target over below it: the knee is
+     * below that window's rate, and the climb there is the slow one. Coming right after a fast
+     * climb from a rate that read under the target, the cut goes to the middle of the two rates
+     * (the knee lies between them) rather than by target / p99.
      */
     @Test
     void anOverTargetWindowBelowTheMeasuredKneeLowersTheCapacity() {
@@ -168,11 +197,21 @@ class KneeAwareLawTest {
         assertEquals(250, window(flow, 500, 400), 1e-9); // kept up, rising: × max(0.5, 60 / 400)
         assertEquals(500, flow.stats().capacityEstimate(), 1e-9); // min(600, 500)
         assertEquals(325, window(flow, 250, 30), 1e-9); // fast: + 30 %, under 0.85 × 500 = 425
-        double cut = window(flow, 325, 100); // kept up, 100 > 1.5 × 60: × 60 / 100 (the bucket's 1 %)
-        assertEquals(195, cut, 195 * 0.01);
-        assertEquals(325, flow.stats().capacityEstimate(), 1e-9); // the knee is below 325
-        assertEquals(cut * 1.3, window(flow, 195, 30), 1e-9); // fast: + 30 %
-        assertEquals(0.85 * 325, window(flow, 254, 30), 1e-9); // 253.5 × 1.3 = 329.6, stopped at 276.25
+        // Kept up, 100 > 1.5 × 60: the knee is below 325; after the fast climb from 250, the middle.
+        assertEquals(287.5, window(flow, 325, 100), 1e-9);
+        assertEquals(325, flow.stats().capacityEstimate(), 1e-9);
+        assertEquals(287.5 * 1.02, window(flow, 287, 40), 1e-9); // near the knee of 325: + 2 %
+    }
+
+    /**
+     * Without a fast climb just before, an over-target window the downstream kept up with cuts by
+     * target / p99: the rate before held the reading over the target too.
+     */
+    @Test
+    void withoutAFastClimbBeforeTheCutIsByTargetOverP99() {
+        PowerFlowController<String> flow = knee(1000);
+        assertEquals(500, window(flow, 600, 300), 1e-9); // saturated: C = 600, cut by half
+        assertEquals(250, window(flow, 500, 400), 1e-9); // kept up, rising: × max(0.5, 60 / 400), no middle
     }
 
     /**
@@ -443,7 +482,7 @@ class KneeAwareLawTest {
         double r = flow.rate();
         assertEquals(r * 1.03, trimBlock(flow, 44), 1e-9); // 44 < 45: + 3 %, and trimming ends
         assertFalse(flow.kneeTrimming());
-        assertEquals(r * 1.03 * 1.02, window(flow, 140, 30), 1e-9); // near the knee: + 2 %
+        assertEquals(r * 1.03 * 1.02, window(flow, 140, 40), 1e-9); // near the knee: + 2 %
         double again = window(flow, 143, 70); // over the target after an increase: trims again
         assertEquals(r * 1.03 * 1.02 * trimStep(70), again, again * 0.002);
         assertTrue(flow.kneeTrimming());
@@ -479,7 +518,7 @@ class KneeAwareLawTest {
             assertEquals(b < KneeAwareLaw.MAX_TRIM_UPS, flow.kneeTrimming(), "block " + b);
             r = next;
         }
-        double climbed = window(flow, (int) r, 30); // the last windows read 52 ms: + 2 % × (60 − 52) / 15
+        double climbed = window(flow, (int) r, 40); // the last windows read 52 ms: + 2 % × (60 − 52) / 15
         assertEquals(r * (1 + 0.02 * 8 / 15.0), climbed, r * 0.001);
         double again = window(flow, (int) climbed, 70);
         assertEquals(climbed * trimStep(70), again, again * 0.002);

@@ -1,0 +1,175 @@
+package io.github.performancehelpers.loop;
+
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.github.performancehelpers.loop.PowerFlowController.ControlLaw;
+import io.github.performancehelpers.testsupport.FakeTicker;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The knee-aware law against modelled downstreams, on a {@link FakeTicker}, one-second windows:
+ * the executor's open rate (the cut starts from the flow), a target the rate cannot reach (a tail
+ * the load does not set), and the climb back after a capacity step.
+ */
+class KneeAwareLawDownstreamTest {
+
+    private static final double TARGET = 60;
+
+    private final FakeTicker t = new FakeTicker();
+
+    private PowerFlowController<String> open() {
+        return PowerFlowController.<String>builder().rate(1e9).minRate(1).maxRate(1e9).targetP99(TARGET)
+                .queueCapacity(10).controlLaw(ControlLaw.KNEE_AWARE).ticker(t).build();
+    }
+
+    /** One window: {@code offered} items offered, {@code done} samples of {@code ms}, one second, observed. */
+    private double window(PowerFlowController<String> flow, long offered, long done, double ms) {
+        for (long i = 0; i < offered; i++) {
+            flow.submit("w"); // the queue takes 10; the rest is refused, and counts as offered too
+        }
+        flow.queue().clear();
+        for (long i = 0; i < done; i++) {
+            flow.record(ms);
+        }
+        t.advanceMillis(1000);
+        return flow.observe(1000);
+    }
+
+    /**
+     * A tail the load does not set (every call 80 ms, target 60 ms, 1,000/s offered and done): the
+     * law cuts from the flow (750/s), finds after two windows cut by a fifth or more that the
+     * reading did not fall, goes back to the rate before the cuts (open) and reports the target
+     * unreachable; it then holds, so the offered load is served.
+     */
+    @Test
+    void aTailTheRateCannotMoveIsDetectedNotChased() {
+        PowerFlowController<String> flow = open();
+        assertEquals(750, window(flow, 1000, 1000, 80), 1e-9); // 1,000/s × 60 / 80
+        assertFalse(flow.stats().targetUnreachable());
+        double second = window(flow, 1000, 750, 80); // cut by a fourth, reading flat: one
+        assertTrue(second <= 750, "second " + second);
+        assertEquals(1e9, window(flow, 1000, (long) second, 80), 1e-9); // two: unreachable, back to open
+        assertTrue(flow.stats().targetUnreachable());
+        for (int w = 0; w < 5; w++) {
+            assertEquals(1e9, window(flow, 1000, 1000, 80), 1e-9, "window " + w); // serve the load
+        }
+        assertTrue(flow.stats().targetUnreachable());
+    }
+
+    /** An unreachable target ends on a reading at or under the target (the climb resumes). */
+    @Test
+    void anUnreachableTargetEndsUnderTheTarget() {
+        PowerFlowController<String> flow = unreachable();
+        assertEquals(1e9, window(flow, 1000, 1000, 50), 1e-9);
+        assertFalse(flow.stats().targetUnreachable());
+    }
+
+    /**
+     * An unreachable target ends on a reading more than twice the larger of the target and the flat
+     * reading (80 ms), or on a saturated window: the downstream changed, and the law cuts again.
+     */
+    @Test
+    void anUnreachableTargetEndsWhenTheDownstreamChanges() {
+        PowerFlowController<String> flow = unreachable();
+        assertEquals(1e9, window(flow, 1000, 1000, 150), 1e-9); // under 2 × 80: held
+        assertTrue(flow.stats().targetUnreachable());
+        assertEquals(500, window(flow, 1000, 1000, 200), 1e-9); // over 160: cut by at most half of the flow
+        assertFalse(flow.stats().targetUnreachable());
+
+        PowerFlowController<String> saturated = unreachable();
+        // 600 done of 1,000: saturated, C = 600: max(0.5 × 1,000, min(1,000 × 60 / 100, 0.85 × 600))
+        assertEquals(510, window(saturated, 1000, 600, 100), 1e-9);
+        assertFalse(saturated.stats().targetUnreachable());
+    }
+
+    private PowerFlowController<String> unreachable() {
+        PowerFlowController<String> flow = open();
+        window(flow, 1000, 1000, 80);
+        double second = window(flow, 1000, 750, 80);
+        window(flow, 1000, (long) second, 80);
+        assertTrue(flow.stats().targetUnreachable());
+        return flow;
+    }
+
+    /**
+     * A queueing downstream whose latency falls with the rate is never reported unreachable: a cut
+     * from overload lowers its reading at once.
+     */
+    @Test
+    void aQueueingDownstreamIsNotUnreachable() {
+        PowerFlowController<String> flow = open();
+        Downstream d = new Downstream(1000);
+        for (int w = 0; w < 30; w++) {
+            d.window(this, flow, 1500);
+            assertFalse(flow.stats().targetUnreachable(), "window " + w);
+        }
+    }
+
+    /**
+     * A downstream of capacity C whose p99 is {@code 5 / (1 − ρ)} ms at utilisation
+     * {@code ρ = rate / C} (the shape of a single queue: 5 ms unloaded, the target of 60 ms at
+     * ρ = 0.917), and past C completes C per second and reads 20 × 5 ms. Work is offered at
+     * {@code offered} per second; what is admitted is the lesser of that and the rate.
+     */
+    private static final class Downstream {
+        double capacity;
+
+        Downstream(double capacity) {
+            this.capacity = capacity;
+        }
+
+        double window(KneeAwareLawDownstreamTest test, PowerFlowController<String> flow, double offered) {
+            double admitted = Math.min(offered, flow.rate());
+            double rho = admitted / capacity;
+            long done = (long) Math.min(admitted, capacity);
+            double ms = rho < 0.95 ? 5 / (1 - rho) : 100;
+            return test.window(flow, (long) offered, done, ms);
+        }
+    }
+
+    /**
+     * Recovery in seconds: settled near the knee of a 1,000/s downstream under overload (1.5 ×
+     * offered), the capacity doubles. The law is within ±10 % of its new equilibrium (the rate
+     * where it settles, read over the 20 windows after the 20th) within five observations, and
+     * stays there; the same after the capacity halves again.
+     */
+    @Test
+    void aCapacityStepEitherWaySettlesWithinFiveObservations() {
+        PowerFlowController<String> flow = open();
+        Downstream d = new Downstream(1000);
+        for (int w = 0; w < 60; w++) {
+            d.window(this, flow, 3000);
+        }
+        assertSettlesWithinFive(flow, d, 2000, 3000);
+        assertSettlesWithinFive(flow, d, 1000, 3000);
+    }
+
+    private void assertSettlesWithinFive(PowerFlowController<String> flow, Downstream d, double capacity,
+            double offered) {
+        d.capacity = capacity;
+        double[] rates = new double[60];
+        for (int w = 0; w < rates.length; w++) {
+            rates[w] = d.window(this, flow, offered);
+        }
+        double sum = 0;
+        for (int w = 20; w < 40; w++) {
+            sum += rates[w];
+        }
+        double equilibrium = sum / 20;
+        assertTrue(equilibrium > 0.8 * capacity && equilibrium < capacity,
+                "equilibrium " + equilibrium + " for capacity " + capacity);
+        for (int w = 4; w < rates.length; w++) { // the fifth observation on
+            assertEquals(equilibrium, rates[w], 0.1 * equilibrium,
+                    "observation " + (w + 1) + " after the step to " + capacity + ": " + java.util.Arrays.toString(rates));
+        }
+    }
+
+    /** At an open rate a healthy window changes nothing: no throttling while the p99 is under the target. */
+    @Test
+    void atAnOpenRateAHealthyWindowKeepsItOpen() {
+        PowerFlowController<String> flow = open();
+        for (int w = 0; w < 5; w++) {
+            assertEquals(1e9, window(flow, 5000, 5000, 20), 1e-9);
+        }
+    }
+}
