@@ -41,8 +41,6 @@ public final class Main {
         long sum = 0;
         PowerFlowExecutor used;
         try (PowerFlowExecutor executor = PowerFlowExecutor.builder()
-                .rate(500)
-                .minRate(50).maxRate(5_000)
                 .targetP99(Duration.ofMillis(50))
                 .build()) {
             used = executor;

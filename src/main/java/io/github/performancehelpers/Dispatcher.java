@@ -182,13 +182,20 @@ final class Dispatcher {
                 return stopped;
             }
             ex.held = claim; // the fast paths stand back from here
-            Runnable r = controller.queue().poll();
-            if (r == null) {
+            Job job = null;
+            long now = ticker.read();
+            for (Runnable r; job == null && (r = controller.queue().poll()) != null; ) {
+                job = r instanceof Job j && j.owner == ex ? j : new Job(ex, r, now);
+                if (ex.isLate(job, now)) {
+                    ex.shed(job, now); // too late for the target: its Future says so
+                    job = null;
+                }
+            }
+            if (job == null) {
                 ex.held = null;
                 delegate.releaseSlot();
                 return null;
             }
-            Job job = r instanceof Job j && j.owner == ex ? j : new Job(ex, r, ticker.read());
             ex.held = job;
             return job;
         } finally {
@@ -210,6 +217,14 @@ final class Dispatcher {
             if (job.isCancelled()) {
                 if (release(job)) {
                     ex.cancelled.increment();
+                }
+                delegate.releaseSlot();
+                return AGAIN;
+            }
+            long now = ticker.read();
+            if (ex.isLate(job, now)) {
+                if (release(job)) {
+                    ex.shed(job, now); // it waited for the limiter past the budget
                 }
                 delegate.releaseSlot();
                 return AGAIN;

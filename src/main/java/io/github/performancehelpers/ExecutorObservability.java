@@ -76,6 +76,8 @@ final class ExecutorObservability implements AutoCloseable {
             p.gauge("power.flow.running", () -> e.runningNow());
             p.gauge("power.flow.saturated", () -> LOOP.loopSaturated(e.controller()) ? 1 : 0);
             p.gauge("power.flow.stale", () -> isStale() ? 1 : 0);
+            p.gauge("power.flow.end.to.end.p99", () -> e.lastEndToEndP99());
+            p.gauge("power.flow.target.unreachable", () -> LOOP.targetUnreachable(e.controller()) ? 1 : 0);
             p.counter("power.flow.submitted", () -> e.submittedCount());
             p.counter("power.flow.admitted", () -> LOOP.admittedCount(e.controller()));
             p.counter("power.flow.dropped", () -> e.controller().dropped());
@@ -85,6 +87,7 @@ final class ExecutorObservability implements AutoCloseable {
             p.counter("power.flow.completed", () -> e.completedCount());
             p.counter("power.flow.failed", () -> e.failedCount());
             p.counter("power.flow.cancelled", () -> e.cancelledCount());
+            p.counter("power.flow.shed", () -> e.shedCount());
             p.counter("power.flow.stale.episodes", staleEpisodes::get);
             if (jmx) {
                 p.mbean(MBEAN_TYPE, e.name(), new Bean(), PowerFlowExecutorMXBean.class);
@@ -269,6 +272,21 @@ final class ExecutorObservability implements AutoCloseable {
         @Override
         public long getCancelled() {
             return executor.cancelledCount();
+        }
+
+        @Override
+        public long getShed() {
+            return executor.shedCount();
+        }
+
+        @Override
+        public double getLastEndToEndP99() {
+            return executor.lastEndToEndP99();
+        }
+
+        @Override
+        public boolean isTargetUnreachable() {
+            return LOOP.targetUnreachable(executor.controller());
         }
 
         @Override

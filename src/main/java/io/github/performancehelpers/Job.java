@@ -133,11 +133,14 @@ final class Job implements Runnable {
         } finally {
             end = ex.ticker.read();
             long ran = Math.max(0L, end - start);
+            long total = Math.max(0L, end - enqueuedAt);
             if (rec != null) {
                 rec.run.recordNanos(ran);
+                rec.endToEnd.recordNanos(total);
                 rec.recorded++;
             } else {
                 ex.controller.recordNanos(ran);
+                ex.endToEnd.recordNanos(total);
             }
             d.ran(this);
             if (threw) {
@@ -194,6 +197,11 @@ final class Job implements Runnable {
                 return null;
             }
             Job job = r instanceof Job j && j.owner == ex ? j : new Job(ex, r, now);
+            if (ex.isLate(job, now)) {
+                LOOP.refundAdmission(ex.controller); // too late for the target: shed, not run
+                ex.shed(job, now);
+                continue;
+            }
             if (!job.isCancelled()) {
                 return job;
             }

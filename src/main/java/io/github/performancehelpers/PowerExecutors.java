@@ -20,34 +20,23 @@ import io.github.performancehelpers.loop.PowerFlowController;
  * }
  * }</pre>
  *
- * <h2>How the factories derive the loop's settings</h2>
+ * <h2>What the factories set</h2>
  * Both take the pool's concurrency {@code n} (for the virtual-thread executor, the default ceiling
- * 10,000) and the latency target {@code W}, and derive:
+ * 10,000) and the latency target {@code W}:
  * <ul>
- * <li>{@code maxRate = n / W}: by Little's law, the throughput of {@code n} concurrent tasks
- *     that each take exactly the target. Beyond it the pool could hold the target only if tasks
- *     ran faster than the target, in which case the target is not the constraint anyway.</li>
- * <li>{@code rate = maxRate}: start at full speed, as the pool being replaced does, and let the
- *     latency feedback bring the rate down (under overload, by at most half per observation).</li>
- * <li>{@code minRate = maxRate / 100}.</li>
- * <li>The control law: {@link PowerFlowController.ControlLaw#KNEE_AWARE}, selected explicitly
- *     with {@link PowerFlowExecutor.Builder#controlLaw controlLaw(KNEE_AWARE)} (the executor
- *     builder's default too). Its steps are relative to the rate in force and scheduled on the
- *     capacity the downstream shows when it saturates, so no gains are derived. The PI law with
- *     the default gains rescaled to the pool settled under the target, still climbing slowly after
- *     a cut (see {@code benchmarks/closedloop.md}, sections "Quiet rerun on main, after the
- *     executor's fast paths" and "The knee-aware control law").</li>
- * <li>{@code queueCapacity = min(10,000, max(n, ceil(maxRate × 1 s)))}: one second of work at
- *     full speed (the loop's default observe interval), at least one pool's worth ({@code n}),
- *     at most 10,000. A batch the pool could start within a second is queued rather than
- *     refused; beyond that a full queue throws {@link QueueFullException}, so sustained
- *     overload is shed at the door instead of waiting in line. The bound on the wait follows:
- *     a queued task waits at most {@code queueCapacity / rate}, one second at {@code maxRate},
- *     {@code maxRate / rate} seconds once the loop has cut the rate to {@code rate}. (A constant
- *     10,000 would be minutes of waiting under sustained overload at a low settled rate; see
- *     {@code benchmarks/closedloop.md}, section "Reading it".)</li>
+ * <li>No rate limit of their own: {@code maxRate} and the starting rate are
+ *     {@link PowerFlowExecutor#OPEN_RATE}, and {@code minRate} is 1 per second. While the run-time
+ *     p99 is under the target the executor runs what it is given as fast as the pool it
+ *     replaces; the pool size, {@code n}, bounds the concurrency. The rate limit engages when the
+ *     run-time p99 goes over the target, from the throughput the downstream showed.</li>
+ * <li>The control law {@link PowerFlowController.ControlLaw#KNEE_AWARE} (the executor builder's
+ *     default too).</li>
+ * <li>Shedding on (see "Shedding and the rate" in {@link PowerFlowExecutor}): a task that cannot
+ *     start in time to finish within {@code W} is refused at the door or shed from the queue with
+ *     a {@link ShedException}, so the wait the caller sees stays within the target.</li>
+ * <li>{@code queueCapacity = 10,000}: the time budget bounds the wait, the count bounds memory.</li>
  * <li>The pool is sized with {@link PoolSizer#littlesLaw(Duration, int, int)
- *     littlesLaw(W, 1, n)}.</li>
+ *     littlesLaw(W, 1, n)}: {@code n} at the open rate, fewer when the loop has cut the rate.</li>
  * </ul>
  * Use {@link PowerFlowExecutor#builder()} for anything else.
  *
@@ -57,11 +46,8 @@ import io.github.performancehelpers.loop.PowerFlowController;
  */
 public final class PowerExecutors {
 
-    /** How much work at maxRate the factories' queue holds, in seconds. */
-    static final double QUEUE_SECONDS = 1.0;
-
-    /** The factories' largest queue. */
-    static final int MAX_QUEUE_CAPACITY = 10_000;
+    /** The factories' queue bound. */
+    static final int QUEUE_CAPACITY = 10_000;
 
     private PowerExecutors() {
     }
@@ -73,7 +59,7 @@ public final class PowerExecutors {
      * description for the derived settings.
      *
      * @param nThreads  the most threads, {@code >= 1}
-     * @param targetP99 the run-time p99 to hold, positive
+     * @param targetP99 the end-to-end p99 to hold (submit to completion), positive
      * @return a started executor; close it (try-with-resources) or shut it down
      * @throws NullPointerException     if {@code targetP99} is null
      * @throws IllegalArgumentException if {@code nThreads < 1} or {@code targetP99} is not
@@ -101,7 +87,7 @@ public final class PowerExecutors {
      * one virtual thread per task, under a concurrency bound of at most 10,000 that the loop
      * resizes. See the class description for the derived settings.
      *
-     * @param targetP99 the run-time p99 to hold, positive
+     * @param targetP99 the end-to-end p99 to hold (submit to completion), positive
      * @return a started executor; close it (try-with-resources) or shut it down
      * @throws NullPointerException     if {@code targetP99} is null
      * @throws IllegalArgumentException if {@code targetP99} is not positive
@@ -119,23 +105,11 @@ public final class PowerExecutors {
     }
 
     private static PowerFlowExecutor.Builder configure(PowerFlowExecutor.Builder b, int n, Duration target) {
-        double targetMs = target.toNanos() / 1e6;
-        double maxRate = n / (targetMs / 1000.0);
-        return b.rate(maxRate).maxRate(maxRate).minRate(maxRate / 100)
-                .targetP99(targetMs)
+        return b.targetP99(target)
                 .controlLaw(PowerFlowController.ControlLaw.KNEE_AWARE)
-                .queueCapacity(queueCapacity(n, maxRate))
+                .queueCapacity(QUEUE_CAPACITY)
                 .maxConcurrency(n)
                 .poolSizer(PoolSizer.littlesLaw(target, 1, n));
-    }
-
-    /**
-     * The factories' queue bound: {@code min(10,000, max(n, ceil(maxRate × 1 s)))} (see the class
-     * description).
-     */
-    static int queueCapacity(int n, double maxRate) {
-        double oneSecond = Math.ceil(maxRate * QUEUE_SECONDS);
-        return (int) Math.min(MAX_QUEUE_CAPACITY, Math.max(n, oneSecond));
     }
 
     private static ThreadFactory daemonThreads(String prefix) {

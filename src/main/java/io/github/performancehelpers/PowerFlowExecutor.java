@@ -8,9 +8,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RunnableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +23,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import io.github.performancehelpers.internal.Access;
+import io.github.performancehelpers.internal.FlowEvents;
 import io.github.performancehelpers.limit.RateLimiter;
 import io.github.performancehelpers.loop.PowerFlowController;
 import io.github.performancehelpers.loop.PowerHistogram;
@@ -239,6 +242,28 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     /** The default ceiling on the pool size or concurrency bound the default sizer chooses. */
     static final int DEFAULT_MAX_CONCURRENCY = 10_000;
 
+    /**
+     * The open rate, operations per second: a rate limit that never binds (one admission per
+     * nanosecond, far above what any executor starts). An unbounded {@code maxRate} (the default)
+     * is this rate, and the starting rate defaults to it: the executor adds no throttling until
+     * latency calls for it. See "Shedding and the rate" in the class description.
+     */
+    public static final double OPEN_RATE = 1e9;
+
+    /**
+     * The least share of the target a task may wait before it starts, however close the run-time
+     * p99 is to the target: while the law holds the run time at the target, a task may still wait
+     * a tenth of it for the rate limiter, and the end-to-end p99 stays within +10 % of the target.
+     */
+    static final double MIN_WAIT_SHARE = 0.1;
+
+    /**
+     * The default floor of the rate, per second (lower if the ceiling or the starting rate is
+     * under 100 or 1 per second): one task a second still probes the downstream once per default
+     * observe interval.
+     */
+    static final double DEFAULT_MIN_RATE = 1.0;
+
     private static final AtomicInteger POOL_NUMBER = new AtomicInteger();
 
     static final int RUNNING = 0;
@@ -251,6 +276,20 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     final Ticker ticker;
     /** The time tasks waited before they started (queue, limiter, slot); not fed to the loop. */
     final PowerHistogram queueWait;
+    /** Each completed task's time from submit to its end, the caller's latency; not fed to the loop. */
+    final PowerHistogram endToEnd;
+    /** The end-to-end p99 of the last completed observation window, ms; NaN before one. */
+    private volatile double lastEndToEndP99 = Double.NaN;
+    /** Whether late tasks are refused at the door and shed from the queue (see "Shedding"). */
+    private final boolean shedding;
+    /** The target, nanoseconds. */
+    private final long targetNanos;
+    /**
+     * The longest a task may wait before it starts, nanoseconds: the target less the run-time p99
+     * the law reads, at least {@link #MIN_WAIT_SHARE} of the target; the whole target while the
+     * law finds it unreachable. Written by the tick.
+     */
+    private volatile long waitBudgetNanos;
     private final RejectionPolicy rejectionPolicy;
     private final PoolSizer poolSizer;
 
@@ -291,6 +330,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     final LongAdder completed = new LongAdder();
     final LongAdder failed = new LongAdder();
     final LongAdder cancelled = new LongAdder();
+    /** Accepted tasks shed from the queue, their Future failed with a ShedException. */
+    final LongAdder shed = new LongAdder();
     /** Internal failures reported and survived, including the user's onRateChange throwing (see Tick). */
     final AtomicLong internalFailures = new AtomicLong();
     /** Metrics, MXBean and the staleness check; see ExecutorObservability. */
@@ -303,6 +344,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         boolean fixedRate = b.fixedRate;
         boolean hasGlobalLimiter = b.globalLimiter != null;
         this.queueWait = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
+        this.endToEnd = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
+        this.shedding = b.shedding && !fixedRate;
+        this.targetNanos = (long) Math.min(Long.MAX_VALUE / 4.0, b.targetP99 * 1e6);
+        this.waitBudgetNanos = targetNanos;
 
         int maxConcurrency = b.maxConcurrency > 0 ? b.maxConcurrency
                 : Delegate.defaultMaxConcurrency(b.delegate, DEFAULT_MAX_CONCURRENCY);
@@ -337,9 +382,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     }
 
     /**
-     * Returns a builder. {@code rate} and {@code minRate} are required, as for
-     * {@link PowerFlowController}; in {@linkplain Builder#fixedRate(boolean) fixed-rate} mode only
-     * {@code rate} is.
+     * Returns a builder. Unlike {@link PowerFlowController}'s, nothing is required: the ceiling
+     * {@code maxRate} defaults to {@link #OPEN_RATE} (no limit), the starting {@code rate} to the
+     * ceiling, and {@code minRate} to 1 per second (or {@code min(maxRate / 100, rate)} if lower).
+     * In {@linkplain Builder#fixedRate(boolean) fixed-rate} mode {@code rate} is required.
      *
      * @return a new builder
      */
@@ -356,7 +402,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * @throws NullPointerException       if {@code command} is null
      * @throws RejectedExecutionException if the executor is shut down, or (a
      *                                    {@link QueueFullException}) the queue is full under
-     *                                    {@link RejectionPolicy#ABORT}
+     *                                    {@link RejectionPolicy#ABORT}, or (a
+     *                                    {@link ShedException}) the queue's oldest task has waited
+     *                                    past the wait budget under {@link RejectionPolicy#ABORT}
+     *                                    (see "Shedding")
      */
     @Override
     public void execute(Runnable command) {
@@ -370,9 +419,15 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (fastPaths && tryDirect(job)) {
             return;
         }
+        if (shedding && lateAtDoor(job.enqueuedAt)) {
+            rejected.increment();
+            LOOP.countDeclined(controller);
+            reject(command, true);
+            return;
+        }
         if (!controller.submit(job)) {
             rejected.increment();
-            rejectFull(command);
+            reject(command, false);
             return;
         }
         // Re-check: shutdown may have happened between the state read and the offer, after the
@@ -435,10 +490,22 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         return new RejectedExecutionException(this + " is shut down");
     }
 
-    private void rejectFull(Runnable command) {
+    /**
+     * Whether a task submitted at {@code now} would wait past the budget: the queue's oldest task
+     * has already waited longer (in a steady queue a newcomer waits about as long as the head has).
+     */
+    private boolean lateAtDoor(long now) {
+        Runnable head = controller.queue().peek();
+        return head instanceof Job j && now - j.enqueuedAt > waitBudgetNanos;
+    }
+
+    /** Refuses a task the queue cannot take ({@code late}: too late for the target) by the policy. */
+    private void reject(Runnable command, boolean late) {
         switch (rejectionPolicy) {
-            case ABORT -> throw new QueueFullException(
-                    "queue full (queueCapacity " + controller.queueCapacity() + "): " + this);
+            case ABORT -> throw late
+                    ? new ShedException("the queue's oldest task has waited over the wait budget of "
+                            + millis(waitBudgetNanos) + " ms (targetP99 " + millis(targetNanos) + " ms): " + this)
+                    : new QueueFullException("queue full (queueCapacity " + controller.queueCapacity() + "): " + this);
             case CALLER_RUNS -> command.run();
             case DISCARD -> {
                 if (command instanceof Future<?> f) {
@@ -446,6 +513,87 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 }
             }
         }
+    }
+
+    private static String millis(long nanos) {
+        return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1e6);
+    }
+
+    /**
+     * Whether a queued job taken at {@code now} has waited past the budget and may be shed: only
+     * the tasks of {@code submit}, {@code invokeAll} and {@code invokeAny}, whose caller learns it
+     * from the {@code Future}; a {@code Runnable} given to {@code execute} is never dropped once
+     * accepted (only the door refuses it).
+     */
+    boolean isLate(Job job, long now) {
+        return shedding && job.task instanceof FlowTask<?> && now - job.enqueuedAt > waitBudgetNanos;
+    }
+
+    /**
+     * Sheds a job {@link #isLate} found late and that its taker removed: its Future fails with a
+     * {@link ShedException}, counted in {@code shed} (or in {@code cancelled} if its owner
+     * cancelled it first).
+     */
+    void shed(Job job, long now) {
+        FlowTask<?> t = (FlowTask<?>) job.task;
+        if (t.shed(new ShedException("shed after waiting " + millis(now - job.enqueuedAt)
+                + " ms in the queue, over the wait budget of " + millis(waitBudgetNanos) + " ms (targetP99 "
+                + millis(targetNanos) + " ms): " + name))) {
+            shed.increment();
+        } else {
+            cancelled.increment();
+        }
+    }
+
+    /**
+     * Ends an observation window, after the tick's {@code observe}: keeps the window's end-to-end
+     * p99 and resets it, and sets the wait budget from the law's reading (see "Shedding").
+     */
+    void endWindow() {
+        PowerHistogram.Snapshot e2e = endToEnd.snapshotAndReset();
+        double e2eP99 = e2e.count() > 0 ? e2e.quantile(0.99) : Double.NaN;
+        if (e2e.count() > 0) {
+            lastEndToEndP99 = e2eP99;
+        }
+        boolean unreachable = LOOP.targetUnreachable(controller);
+        if (shedding) {
+            double smoothed = controller.stats().smoothedP99();
+            double run = Double.isNaN(smoothed) ? controller.lastObservedP99() : smoothed;
+            if (unreachable) {
+                waitBudgetNanos = targetNanos; // the run time alone is over: the wait alone must not be
+            } else if (!Double.isNaN(run)) {
+                waitBudgetNanos = (long) Math.max(targetNanos - run * 1e6, MIN_WAIT_SHARE * targetNanos);
+            }
+        }
+        FlowEvents.executorWindow(name, controller.lastObservedP99(), e2eP99, waitBudgetNanos, shed.sum(), unreachable);
+    }
+
+    /** {@return the wait budget in force, nanoseconds} For tests. */
+    long waitBudgetNanos() {
+        return waitBudgetNanos;
+    }
+
+    /**
+     * Returns a {@link FlowTask}, which the executor can shed (see "Shedding").
+     *
+     * @param runnable the task
+     * @param value    the result
+     * @return the task's future
+     */
+    @Override
+    protected <T> RunnableFuture<T> newTaskFor(Runnable runnable, T value) {
+        return new FlowTask<>(runnable, value);
+    }
+
+    /**
+     * Returns a {@link FlowTask}, which the executor can shed (see "Shedding").
+     *
+     * @param callable the task
+     * @return the task's future
+     */
+    @Override
+    protected <T> RunnableFuture<T> newTaskFor(Callable<T> callable) {
+        return new FlowTask<>(callable);
     }
 
     /**
@@ -504,7 +652,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     /** Moves what a pool delegate's recorders hold into the histograms the loop and stats() read. */
     void drainRecorders() {
         if (recorders != null) {
-            recorders.drain(controller.latency(), queueWait);
+            recorders.drain(controller.latency(), queueWait, endToEnd);
         }
     }
 
@@ -695,13 +843,15 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         long cancelledNow = cancelled.sum();
         int poolSize = poolSize();
         double queueWaitP99 = queueWait.quantile(0.99);
+        double endToEndP99 = endToEnd.quantile(0.99);
         double lastObservedP99 = controller.lastObservedP99();
         return new Stats(
                 new Stats.Loop(c.rate(), c.minRate(), c.maxRate(), c.targetP99(), c.quantile(), c.observations(),
-                        c.p99(), lastObservedP99, c.saturated(), c.pausesExcused()),
+                        c.p99(), lastObservedP99, c.saturated(), c.pausesExcused(), c.targetUnreachable(),
+                        endToEndP99, lastEndToEndP99),
                 new Stats.Queue(c.depth(), c.queueCapacity(), c.dropped(), queueWaitP99),
                 new Stats.Tasks(submitted, c.admitted(), c.recorded(), rejectedNow, runningNow, completedNow,
-                        failedNow, cancelledNow),
+                        failedNow, cancelledNow, shed.sum()),
                 poolSize);
     }
 
@@ -731,6 +881,14 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     long cancelledCount() {
         return cancelled.sum();
+    }
+
+    long shedCount() {
+        return shed.sum();
+    }
+
+    double lastEndToEndP99() {
+        return lastEndToEndP99;
     }
 
     /**
@@ -865,9 +1023,19 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          * @param pausesExcused   pauses of the process (a dispatcher wake-up or a tick late by at
          *                        least max(half the target, 50 ms)) that excused a window from the
          *                        knee-aware law, which held the rate through it; 0 under the PI law
+         * @param targetUnreachable whether the law found that cutting the rate does not lower the
+         *                        run-time p99 (a latency the load does not set), and so serves the
+         *                        load instead of cutting (see "Shedding and the rate" in
+         *                        {@link PowerFlowExecutor}); {@code false} under the PI law
+         * @param endToEndP99     the p99 of the tasks' time from submit to completion, the
+         *                        caller's latency, in the current, partial window, milliseconds;
+         *                        {@code NaN} when the window is empty
+         * @param lastEndToEndP99 the same for the last completed window, milliseconds; {@code NaN}
+         *                        before the first
          */
         public record Loop(double rate, double minRate, double maxRate, double targetP99, double quantile,
-                long observations, double p99, double lastObservedP99, boolean saturated, long pausesExcused) {
+                long observations, double p99, double lastObservedP99, boolean saturated, long pausesExcused,
+                boolean targetUnreachable, double endToEndP99, double lastEndToEndP99) {
         }
 
         /**
@@ -887,24 +1055,27 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
         /**
          * The task accounting: every task accepted ends as exactly one of completed, failed,
-         * cancelled, or returned by {@link PowerFlowExecutor#shutdownNow()}.
+         * cancelled, shed, or returned by {@link PowerFlowExecutor#shutdownNow()}.
          *
          * <p><b>Thread safety.</b> Immutable.
          *
          * @param submitted tasks accepted: queued, or handed off at once by the fast path
          * @param admitted  tasks admitted by the rate limiter
          * @param recorded  run times recorded (one per task that ran)
-         * @param rejected  tasks refused at {@code execute}/{@code submit}: queue full (whatever
-         *                  the {@link RejectionPolicy} did with them) or shut down
+         * @param rejected  tasks refused at {@code execute}/{@code submit}: queue full or too
+         *                  late for the target (whatever the {@link RejectionPolicy} did with
+         *                  them), or shut down
          * @param running   tasks running on the delegate now (a pool thread between two tasks of
          *                  a chain counts as running one)
          * @param completed tasks that ran and returned normally
          * @param failed    tasks that ran and threw (for {@code submit}, whose {@code Future}
          *                  failed)
          * @param cancelled tasks whose {@code Future} was cancelled before or while they ran
+         * @param shed      tasks shed from the queue because they had waited past the wait budget,
+         *                  their {@code Future} failed with a {@link ShedException}
          */
         public record Tasks(long submitted, long admitted, long recorded, long rejected, int running,
-                long completed, long failed, long cancelled) {
+                long completed, long failed, long cancelled, long shed) {
         }
 
         /** {@return the rate in force, operations (task starts) per second} From {@link Loop}. */
@@ -1027,6 +1198,26 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         public long pausesExcused() {
             return loop.pausesExcused();
         }
+
+        /** {@return whether the law found the target unreachable} From {@link Loop}. */
+        public boolean targetUnreachable() {
+            return loop.targetUnreachable();
+        }
+
+        /** {@return the end-to-end p99 of the current, partial window, milliseconds} From {@link Loop}. */
+        public double endToEndP99() {
+            return loop.endToEndP99();
+        }
+
+        /** {@return the end-to-end p99 of the last completed window, milliseconds} From {@link Loop}. */
+        public double lastEndToEndP99() {
+            return loop.lastEndToEndP99();
+        }
+
+        /** {@return the tasks shed from the queue} From {@link Tasks}. */
+        public long shed() {
+            return tasks.shed();
+        }
     }
 
     // ---------------------------------------------------------------- builder
@@ -1063,6 +1254,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         private PoolSizer poolSizer;
         private int maxConcurrency;
         private RejectionPolicy rejectionPolicy = RejectionPolicy.ABORT;
+        private boolean shedding = true;
         private boolean fixedRate;
         private ScheduledExecutorService scheduler;
         private String name;
@@ -1098,6 +1290,21 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         @Override
         protected PowerFlowController.ControlLaw defaultControlLaw(boolean gainSet) {
             return gainSet ? PowerFlowController.ControlLaw.PI : PowerFlowController.ControlLaw.KNEE_AWARE;
+        }
+
+        /**
+         * Whether tasks that cannot start in time to finish within {@code targetP99} are refused
+         * at the door and shed from the queue (see "Shedding and the rate" in
+         * {@link PowerFlowExecutor}). Default {@code true}; off in fixed-rate mode. With
+         * {@code false}, the queue is bounded by count only, and a task may wait as long as the
+         * queue's length at the rate in force takes.
+         *
+         * @param shedding whether to shed late tasks
+         * @return this builder
+         */
+        public Builder shedding(boolean shedding) {
+            this.shedding = shedding;
+            return this;
         }
 
         /**
@@ -1331,7 +1538,17 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             }
             PowerFlowController.Builder<Runnable> flow = PowerFlowController.builder();
             copyTo(flow); // the loop's options, with the law resolved by defaultControlLaw
-            rate = rate();
+            // An unbounded ceiling is the open rate, and the start defaults to the ceiling: no
+            // throttling until latency calls for it.
+            double ceiling = Math.min(maxRate(), OPEN_RATE);
+            flow.maxRate(ceiling);
+            rate = Double.isNaN(rate()) && !fixedRate ? ceiling : Math.min(rate(), ceiling);
+            if (!Double.isNaN(rate)) {
+                flow.rate(rate);
+            }
+            if (Double.isNaN(minRate()) && !fixedRate) {
+                flow.minRate(Math.min(Math.min(DEFAULT_MIN_RATE, ceiling / 100), rate));
+            }
             targetP99 = targetP99();
             relativeAccuracy = relativeAccuracy();
             ticker = ticker();

@@ -68,12 +68,13 @@ final class Recorders {
      * Moves what the recorders hold into the shared histograms the loop and {@code stats()} read;
      * each sample lands in exactly one window.
      */
-    void drain(PowerHistogram latency, PowerHistogram queueWait) {
+    void drain(PowerHistogram latency, PowerHistogram queueWait, PowerHistogram endToEnd) {
         for (Recorder r : recorders) {
             // No emptiness check first: count() takes a whole snapshot itself, and merging an
             // empty one returns at once.
             latency.merge(r.run.snapshotAndReset());
             queueWait.merge(r.wait.snapshotAndReset());
+            endToEnd.merge(r.endToEnd.snapshotAndReset());
         }
     }
 
@@ -84,6 +85,7 @@ final class Recorders {
     static final class Recorder {
         final PowerHistogram run;
         final PowerHistogram wait;
+        final PowerHistogram endToEnd;
         final AtomicBoolean claimed = new AtomicBoolean();
         /** Counts of the claiming chain not yet added to the shared counters (owner-only, plain). */
         int admitted;
@@ -93,6 +95,7 @@ final class Recorders {
         Recorder(double relativeAccuracy) {
             this.run = PowerHistogram.builder().relativeAccuracy(relativeAccuracy).singleWriter(true).build();
             this.wait = PowerHistogram.builder().relativeAccuracy(relativeAccuracy).singleWriter(true).build();
+            this.endToEnd = PowerHistogram.builder().relativeAccuracy(relativeAccuracy).singleWriter(true).build();
         }
 
         /**

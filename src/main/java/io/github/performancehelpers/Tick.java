@@ -110,6 +110,7 @@ final class Tick {
             if (fixedRate) {
                 controller.latency().snapshotAndReset();
                 ex.queueWait.snapshotAndReset();
+                ex.endWindow();
                 return;
             }
             long now = ticker.read();
@@ -126,6 +127,7 @@ final class Tick {
             }
             double previous = controller.rate();
             double rate = controller.observe(elapsed / 1e6); // in the rate limiter on return
+            ex.endWindow(); // the wait budget follows the law's new reading
             if (rate != previous) {
                 applyRate(rate, previous);
             }

@@ -128,7 +128,7 @@ class JfrEventsTest {
         FakeTicker t = new FakeTicker();
         ManualScheduler s = new ManualScheduler();
         PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).minRate(10).queueCapacity(1).ticker(t)
-                .scheduler(s).name(name).build();
+                .scheduler(s).name(name).shedding(false).build(); // the full queue refuses, not the budget
         List<RecordedEvent> events = record(name, List.of(DROPS), () -> {
             fillAndDrop(e);
             for (int i = 0; i < 4; i++) {

@@ -51,10 +51,10 @@ class ObservabilityTest {
         PowerFlowExecutor e = loop(new FakeTicker(), new ManualScheduler()).name(name).observability(c).build();
         for (String m : new String[] {"rate", "p99", "depth", "pool.size", "running", "saturated", "stale",
                 "submitted", "admitted", "dropped", "rejected", "observations", "pauses.excused", "completed",
-                "failed", "cancelled", "stale.episodes"}) {
+                "failed", "cancelled", "stale.episodes", "shed", "end.to.end.p99", "target.unreachable"}) {
             assertNotNull(c.value("power.flow." + m, executorTags(name)), m);
         }
-        assertEquals(17, c.size());
+        assertEquals(20, c.size());
         terminate(e);
     }
 

@@ -369,12 +369,23 @@ class PowerFlowExecutorLoopTest {
 
     // ------------------------------------------------------------ builder
 
-    /** rate and minRate are required, as for the flow controller; in fixed-rate mode only rate is. */
+    /** Unlike the flow controller, the executor requires no rate: only fixed-rate mode needs one. */
     @Test
-    void rateAndMinRateAreRequired() {
-        assertThrows(IllegalStateException.class, () -> PowerFlowExecutor.builder().minRate(1).build());
-        assertThrows(IllegalStateException.class, () -> PowerFlowExecutor.builder().rate(10).build());
+    void onlyAFixedRateIsRequired() throws Exception {
         assertThrows(IllegalStateException.class, () -> PowerFlowExecutor.builder().fixedRate(true).build());
+        // Unset, the ceiling is the open rate, the start the ceiling, the floor 1/s (or lower).
+        PowerFlowExecutor open = PowerFlowExecutor.builder().scheduler(new ManualScheduler()).build();
+        assertEquals(PowerFlowExecutor.OPEN_RATE, open.stats().maxRate());
+        assertEquals(PowerFlowExecutor.OPEN_RATE, open.stats().rate());
+        assertEquals(1.0, open.stats().minRate());
+        terminate(open);
+        PowerFlowExecutor capped = PowerFlowExecutor.builder().maxRate(50).scheduler(new ManualScheduler()).build();
+        assertEquals(50, capped.stats().rate());
+        assertEquals(0.5, capped.stats().minRate()); // maxRate / 100
+        terminate(capped);
+        PowerFlowExecutor slow = PowerFlowExecutor.builder().rate(0.2).scheduler(new ManualScheduler()).build();
+        assertEquals(0.2, slow.stats().minRate()); // never above the starting rate
+        terminate(slow);
     }
 
     /** The flow-controller options are validated with the controller's messages, and nothing starts on a bad build. */
@@ -466,7 +477,8 @@ class PowerFlowExecutorLoopTest {
         FakeTicker t = new FakeTicker();
         PowerGCRA global = PowerGCRA.builder().rate(1).ticker(t).build(); // 1/s, burst 0
         PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1000).minRate(1).maxRate(2000).targetP99(50)
-                .ticker(t).scheduler(new ManualScheduler()).globalLimiter(global).build();
+                .ticker(t).scheduler(new ManualScheduler()).globalLimiter(global)
+                .shedding(false).build(); // the second task waits 1 s of fake time, 20 × the target
         AtomicInteger ran = new AtomicInteger();
         e.submit(ran::incrementAndGet).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
         Future<?> second = e.submit(ran::incrementAndGet);
@@ -512,7 +524,8 @@ class PowerFlowExecutorLoopTest {
     private static double rateAfterWakingLate(long lateMs) throws Exception {
         FakeTicker t = new FakeTicker();
         ManualScheduler s = new ManualScheduler();
-        PowerFlowExecutor e = pausing(t, s).observeInterval(Duration.ofSeconds(2)).build();
+        PowerFlowExecutor e = pausing(t, s).observeInterval(Duration.ofSeconds(2))
+                .shedding(false).build(); // the second task waits 1 s of fake time, over the target
         e.submit(() -> { }).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
         Future<?> second = e.submit(() -> { });
         // The dispatcher's only timed park is the wait for admission.

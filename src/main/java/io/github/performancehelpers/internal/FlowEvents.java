@@ -131,6 +131,50 @@ public final class FlowEvents {
         long staleAfter;
     }
 
+    /** An executor's observation window ended: the caller's latency beside the run time. */
+    @Name("io.github.performancehelpers.ExecutorWindow")
+    @Label("Flow Executor Window")
+    @Description("An executor's observation window: the end-to-end p99 (submit to completion) beside the run-time "
+            + "p99, the wait budget set for the next window, the tasks shed, and whether the target is unreachable")
+    @Category(CATEGORY)
+    @StackTrace(false)
+    static final class ExecutorWindow extends Event {
+        @Label("Name")
+        String name;
+
+        @Label("Run-time p99 (ms)")
+        double runP99;
+
+        @Label("End-to-end p99 (ms)")
+        double endToEndP99;
+
+        @Label("Wait Budget")
+        @Timespan(Timespan.NANOSECONDS)
+        long waitBudget;
+
+        @Label("Shed")
+        @Description("Tasks shed from the queue since construction")
+        long shed;
+
+        @Label("Target Unreachable")
+        boolean targetUnreachable;
+    }
+
+    public static void executorWindow(String name, double runP99, double endToEndP99, long waitBudgetNanos,
+            long shed, boolean targetUnreachable) {
+        ExecutorWindow e = new ExecutorWindow();
+        if (!e.isEnabled()) {
+            return;
+        }
+        e.name = name;
+        e.runP99 = runP99;
+        e.endToEndP99 = endToEndP99;
+        e.waitBudget = waitBudgetNanos;
+        e.shed = shed;
+        e.targetUnreachable = targetUnreachable;
+        e.commit();
+    }
+
     public static void observation(String name, double p99, double error, double rate, double previous,
             boolean saturated, double dt, double pauseMs, boolean excused) {
         Observation e = new Observation();

@@ -88,6 +88,30 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
     long getCancelled();
 
     /**
+     * Tasks shed from the queue because they had waited past the wait budget (their
+     * {@code Future} failed with a {@code ShedException}), since construction.
+     *
+     * @return the count
+     */
+    long getShed();
+
+    /**
+     * The p99 of the tasks' time from submit to completion (the caller's latency) in the last
+     * completed observation window.
+     *
+     * @return milliseconds; {@code NaN} before the first window with a completion
+     */
+    double getLastEndToEndP99();
+
+    /**
+     * Whether the control law found the target unreachable: cutting the rate did not lower the
+     * run-time p99, so the executor serves the load instead of cutting.
+     *
+     * @return whether the target is unreachable
+     */
+    boolean isTargetUnreachable();
+
+    /**
      * Internal and listener failures reported and survived, since construction.
      *
      * @return the count

@@ -84,10 +84,8 @@ class DocSnippetsTest {
         List<Request> requests = IntStream.range(0, 30).mapToObj(Request::new).toList();
         // @start region="quickstart"
         try (PowerFlowExecutor executor = PowerFlowExecutor.builder()
-                .rate(200)                          // start 200 tasks per second at first,
-                .minRate(20).maxRate(2_000)         // then let the loop move the rate in [20, 2000]
-                .targetP99(Duration.ofMillis(50))   // to hold the tasks' p99 run time at 50 ms
-                .build()) {
+                .targetP99(Duration.ofMillis(50))   // callers wait at most 50 ms at the p99, submit to end:
+                .build()) {                         // no rate limit until the run time calls for one
             List<Future<String>> replies = new ArrayList<>();
             for (Request request : requests) {
                 replies.add(executor.submit(() -> callDownstream(request)));
