@@ -176,7 +176,7 @@ final class ExecutorObservability implements AutoCloseable {
 
         @Override
         public double getTargetP99() {
-            return executor.controller().targetP99();
+            return executor.targetP99();
         }
 
         @Override

@@ -361,6 +361,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         // The tick applies the rate observe() returns (see Tick): no listener on the controller,
         // whose builder's was cleared by build().
         this.controller = flow.name(name).build();
+        if (!fixedRate) {
+            LOOP.startAtRate(controller); // the PI law's first healthy window holds the rate
+        }
 
         this.dispatcher = new Dispatcher(this, controller, delegate, ticker, hasGlobalLimiter);
         long staleAfter = b.staleAfter != null ? b.staleAfter.toNanos() : 3 * b.observeInterval.toNanos();
@@ -846,7 +849,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         double endToEndP99 = endToEnd.quantile(0.99);
         double lastObservedP99 = controller.lastObservedP99();
         return new Stats(
-                new Stats.Loop(c.rate(), c.minRate(), c.maxRate(), c.targetP99(), c.quantile(), c.observations(),
+                new Stats.Loop(c.rate(), c.minRate(), c.maxRate(), targetNanos / 1e6, c.quantile(), c.observations(),
                         c.p99(), lastObservedP99, c.saturated(), c.pausesExcused(), c.targetUnreachable(),
                         endToEndP99, lastEndToEndP99),
                 new Stats.Queue(c.depth(), c.queueCapacity(), c.dropped(), queueWaitP99),
@@ -881,6 +884,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     long cancelledCount() {
         return cancelled.sum();
+    }
+
+    /** The executor's target, ms (its loop holds the run time at {@code 1 − MIN_WAIT_SHARE} of it when shedding). */
+    double targetP99() {
+        return targetNanos / 1e6;
     }
 
     long shedCount() {
@@ -1550,6 +1558,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 flow.minRate(Math.min(Math.min(DEFAULT_MIN_RATE, ceiling / 100), rate));
             }
             targetP99 = targetP99();
+            if (shedding && !fixedRate) {
+                // The loop holds the run time under the target by the share a task may wait.
+                flow.targetP99(targetP99 * (1 - MIN_WAIT_SHARE));
+            }
             relativeAccuracy = relativeAccuracy();
             ticker = ticker();
             globalLimiter = globalLimiter();

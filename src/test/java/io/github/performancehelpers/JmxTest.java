@@ -59,9 +59,11 @@ class JmxTest {
         s.runAll();
         assertEquals(1L, SERVER.getAttribute(on, "Completed"));
         assertEquals(1L, SERVER.getAttribute(on, "Observations"));
-        assertEquals(10.0, SERVER.getAttribute(on, "Rate"));
-        assertEquals(1, SERVER.getAttribute(on, "PoolSize")); // ceil(2 x 10 x 0.05)
-        assertEquals(Boolean.TRUE, SERVER.getAttribute(on, "Saturated"));
+        // The executor's PI law starts at its rate: 100 + kp x (45 - 500), the loop's target nine tenths of 50.
+        double rate = (double) SERVER.getAttribute(on, "Rate");
+        assertEquals(77.25, rate, 0.05 * 500 * 0.011);
+        assertEquals((int) Math.ceil(2 * rate * 0.05), SERVER.getAttribute(on, "PoolSize")); // littlesLaw(50 ms)
+        assertEquals(Boolean.FALSE, SERVER.getAttribute(on, "Saturated"));
         assertEquals(500.0, (double) SERVER.getAttribute(on, "P99"), 500 * 0.011);
         assertEquals(Boolean.FALSE, SERVER.getAttribute(on, "Stale"));
         t.advanceMillis(3001);

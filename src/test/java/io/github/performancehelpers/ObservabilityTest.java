@@ -77,8 +77,9 @@ class ObservabilityTest {
         s.runAll();
         assertEquals(1L, c.value("power.flow.observations", executorTags(name)));
         assertEquals(500.0, get(c, "power.flow.p99", name), 500 * 0.011);
-        assertEquals(10.0, get(c, "power.flow.rate", name)); // kp x (50 - 500) is below minRate: floored
-        assertEquals(1.0, get(c, "power.flow.saturated", name));
+        // The executor's PI law starts at its rate: 100 + kp x (45 - 500), the loop's target nine tenths of 50.
+        assertEquals(77.25, get(c, "power.flow.rate", name), 0.05 * 500 * 0.011);
+        assertEquals(0.0, get(c, "power.flow.saturated", name));
         terminate(e);
     }
 

@@ -178,7 +178,7 @@ class PowerFlowExecutorLoopTest {
             rates.add(e.stats().rate());
             assertPoolSized(pool, sizer.poolSize(e.stats().rate()), e);
         }
-        assertEquals(10.0, rates.get(0), 1e-9); // cold start: kp × error alone, clamped to minRate
+        assertEquals(102.0, rates.get(0), 0.05 * 5 * 0.011); // bumpless: 100 + kp × (45 − 5)
         assertTrue(rates.get(1) > rates.get(0), rates.toString());
         assertTrue(rates.get(2) > rates.get(1), rates.toString());
         assertTrue(sizer.poolSize(rates.get(2)) > 1);
@@ -200,11 +200,11 @@ class PowerFlowExecutorLoopTest {
         ManualScheduler s = new ManualScheduler();
         PowerFlowExecutor e = loop(t, s).poolSizer(rate -> (int) (rate / 5)).build();
         assertEquals(20, e.stats().poolSize());
-        runTaking(e, t, 5);
-        t.advanceMillis(1000);
+        runTaking(e, t, 500);
+        t.advanceMillis(500);
         s.runAll();
-        assertEquals(10.0, e.stats().rate(), 1e-9);
-        assertEquals(2, e.stats().poolSize());
+        assertEquals(77.25, e.stats().rate(), 0.05 * 500 * 0.011); // 100 + kp × (45 − 500)
+        assertEquals(15, e.stats().poolSize());
         terminate(e);
     }
 
@@ -262,11 +262,11 @@ class PowerFlowExecutorLoopTest {
         t.advanceMillis(1000);
         s.runAll(); // an empty window: the rate does not move
         assertEquals(0, calls.size());
-        runTaking(e, t, 5);
-        t.advanceMillis(1000);
+        runTaking(e, t, 500);
+        t.advanceMillis(500);
         s.runAll();
         assertEquals(1, calls.size());
-        assertArrayEquals(new double[] {10, 100, 10}, calls.get(0), 1e-9);
+        assertArrayEquals(new double[] {77.25, 100, 77}, calls.get(0), 0.3); // 100 + kp × (45 − 500)
         assertSame(Thread.currentThread(), threads.get(0)); // the manual scheduler runs the tick here
         assertEquals(0, e.callbackFailures());
         terminate(e);
@@ -282,12 +282,12 @@ class PowerFlowExecutorLoopTest {
             calls.add(new double[] {rate, previous});
             throw new IllegalStateException("listener boom");
         }).build();
-        runTaking(e, t, 5);
-        t.advanceMillis(1000);
+        runTaking(e, t, 500);
+        t.advanceMillis(500);
         s.runAll();
         assertEquals(1, calls.size());
-        assertArrayEquals(new double[] {10, 100}, calls.get(0), 1e-9);
-        assertEquals(10, e.stats().poolSize()); // resized before the listener ran
+        assertArrayEquals(new double[] {77.25, 100}, calls.get(0), 0.3); // 100 + kp × (45 − 500)
+        assertEquals((int) calls.get(0)[0], e.stats().poolSize()); // resized before the listener ran
         assertEquals(1, e.callbackFailures());
         runTaking(e, t, 5);
         t.advanceMillis(1000);
@@ -309,10 +309,10 @@ class PowerFlowExecutorLoopTest {
             }
             return 7;
         }).build();
-        runTaking(e, t, 5);
-        t.advanceMillis(1000);
+        runTaking(e, t, 500);
+        t.advanceMillis(500);
         s.runAll();
-        assertEquals(10.0, e.stats().rate(), 1e-9);
+        assertEquals(77.25, e.stats().rate(), 0.3); // 100 + kp × (45 − 500)
         assertEquals(7, e.stats().poolSize());
         assertEquals(1, e.callbackFailures());
         runTaking(e, t, 5);

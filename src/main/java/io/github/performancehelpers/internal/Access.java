@@ -119,6 +119,14 @@ public final class Access {
         void countDeclined(PowerFlowController<?> c);
 
         /**
+         * Starts the controller's servo at its rate in force (bumpless), for an executor: the PI
+         * law's first healthy window then holds the rate instead of dropping to the floor.
+         *
+         * @param c the controller
+         */
+        void startAtRate(PowerFlowController<?> c);
+
+        /**
          * Whether the controller's law found the target unreachable
          * ({@link io.github.performancehelpers.loop.RateLaw.Stats#targetUnreachable()}).
          *

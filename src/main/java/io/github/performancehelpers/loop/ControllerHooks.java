@@ -98,6 +98,11 @@ final class ControllerHooks implements Access.ControllerAccess {
     }
 
     @Override
+    public void startAtRate(PowerFlowController<?> c) {
+        c.startAtRate();
+    }
+
+    @Override
     public boolean targetUnreachable(PowerFlowController<?> c) {
         return c.targetUnreachable();
     }

@@ -612,6 +612,20 @@ public final class PowerFlowController<T> implements AutoCloseable {
         return observations.get();
     }
 
+    /**
+     * Starts the servo at the rate in force (bumpless), so that the PI law's first step from a
+     * healthy window does not fall to the floor; for an executor (the controller's own cold start
+     * is the seed's).
+     */
+    void startAtRate() {
+        loopLock.lock();
+        try {
+            servo.presetOutput(rate);
+        } finally {
+            loopLock.unlock();
+        }
+    }
+
     /** Counts an item an executor refused before the queue (too late for the target): it was offered. */
     void countDeclined() {
         declined.increment();

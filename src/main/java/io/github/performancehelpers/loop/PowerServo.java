@@ -330,6 +330,17 @@ public final class PowerServo {
     }
 
     /**
+     * Starts the servo at {@code value} (bumpless): the integral is set so that a step at zero
+     * error outputs {@code value}, as a controller taking over a running plant would. For an
+     * executor, whose first window must not throw a healthy rate to the floor; a
+     * {@code PowerFlowController}'s own servo keeps the seed's cold start.
+     */
+    void presetOutput(double value) {
+        this.integral = ki > 0 ? value / ki : 0.0;
+        this.output = Math.min(max, Math.max(min, value));
+    }
+
+    /**
      * Returns the output of the last step; before the first step (or after {@link #reset()}),
      * {@code 0} clamped into {@code [min(), max()]}.
      *

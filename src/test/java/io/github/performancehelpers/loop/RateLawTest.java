@@ -221,7 +221,7 @@ class RateLawTest {
             assertEquals(200, c.rate());
             assertEquals(20, c.minRate());
             assertEquals(2_000, c.maxRate());
-            assertEquals(50, c.targetP99());
+            assertEquals(45, c.targetP99()); // the loop holds the run time at 0.9 x the target: the rest is the wait
             assertEquals(0.9, c.quantile());
             assertEquals(7, c.queueCapacity());
         }

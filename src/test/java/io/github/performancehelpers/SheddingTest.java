@@ -1,0 +1,251 @@
+package io.github.performancehelpers;
+
+import static io.github.performancehelpers.PowerFlowExecutorTest.LONG_DELAY_MS;
+import static io.github.performancehelpers.PowerFlowExecutorTest.await;
+import static io.github.performancehelpers.PowerFlowExecutorTest.terminate;
+import static org.junit.jupiter.api.Assertions.*;
+
+import io.github.performancehelpers.loop.PowerFlowController;
+import io.github.performancehelpers.testsupport.FakeTicker;
+import io.github.performancehelpers.testsupport.ManualScheduler;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * The executor's promise on the caller's latency, on a {@link FakeTicker}: no throttling while the
+ * run time is under the target, a task that could not start in time refused at the door or shed
+ * from the queue with a {@link ShedException}, a wait budget that follows the law's reading, and a
+ * healthy first window that keeps the starting rate.
+ */
+class SheddingTest {
+
+    private final FakeTicker t = new FakeTicker();
+    private final ManualScheduler s = new ManualScheduler();
+
+    /** An executor of target 50 ms in front of a pool of one thread, on the fake ticker. */
+    private PowerFlowExecutor onePool(RejectionPolicy policy) {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+        return PowerFlowExecutor.builder().targetP99(50).ticker(t).scheduler(s).delegate(pool).ownsDelegate(true)
+                .maxConcurrency(1).rejectionPolicy(policy).build();
+    }
+
+    /** Occupies the executor's one thread until {@code release} opens. */
+    private static void block(PowerFlowExecutor e, CountDownLatch started, CountDownLatch release) {
+        e.execute(() -> {
+            started.countDown();
+            PowerFlowExecutorTest.awaitQuietly(release);
+        });
+    }
+
+    /**
+     * Two submit() tasks queued behind a busy thread wait 60 ms of fake time, past the 50-ms budget
+     * (no window observed yet: the whole target): both are shed, their Futures failing with a
+     * ShedException that says how long they waited, and counted; an execute() Runnable queued with
+     * them is never dropped once accepted, and runs. Nothing is lost: submitted = completed + shed.
+     */
+    @Test
+    void aQueuedTaskPastTheBudgetIsShedWithANamedException() throws Exception {
+        PowerFlowExecutor e = onePool(RejectionPolicy.ABORT);
+        assertEquals(50_000_000L, e.waitBudgetNanos());
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        block(e, started, release);
+        assertTrue(started.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        Future<String> first = e.submit(() -> "first");
+        Future<String> second = e.submit(() -> "second");
+        AtomicInteger ran = new AtomicInteger();
+        e.execute(ran::incrementAndGet);
+        t.advanceMillis(60);
+        release.countDown();
+        ExecutionException x = assertThrows(ExecutionException.class, () -> first.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        assertInstanceOf(ShedException.class, x.getCause());
+        assertTrue(x.getCause().getMessage().startsWith("shed after waiting 60.0 ms in the queue, over the wait budget "
+                + "of 50.0 ms (targetP99 50.0 ms)"), x.getCause().getMessage());
+        assertInstanceOf(ShedException.class,
+                assertThrows(ExecutionException.class, () -> second.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS)).getCause());
+        await(() -> ran.get() == 1);
+        await(() -> e.stats().completed() == 2);
+        PowerFlowExecutor.Stats st = e.stats();
+        assertEquals(2, st.shed());
+        assertEquals(0, st.rejected());
+        assertEquals(st.submitted(), st.completed() + st.shed());
+        terminate(e);
+    }
+
+    /** A task that starts within the budget is not shed: 40 ms of waiting against 50. */
+    @Test
+    void aTaskWithinTheBudgetRuns() throws Exception {
+        PowerFlowExecutor e = onePool(RejectionPolicy.ABORT);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        block(e, started, release);
+        assertTrue(started.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        Future<String> f = e.submit(() -> "ran");
+        t.advanceMillis(40);
+        release.countDown();
+        assertEquals("ran", f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        assertEquals(0, e.stats().shed());
+        terminate(e);
+    }
+
+    /**
+     * When the queue's oldest task has waited past the budget, a new task is refused at the door:
+     * under ABORT with a ShedException (a RejectedExecutionException), counted as rejected and
+     * offered to the law; under CALLER_RUNS it runs in the caller.
+     */
+    @Test
+    void theDoorRefusesWhenTheOldestHasWaitedPastTheBudget() throws Exception {
+        for (RejectionPolicy policy : new RejectionPolicy[] {RejectionPolicy.ABORT, RejectionPolicy.CALLER_RUNS}) {
+            PowerFlowExecutor e = onePool(policy);
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            block(e, started, release);
+            assertTrue(started.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+            e.execute(() -> { }); // queued
+            e.execute(() -> { }); // queued: the oldest has waited 0 ms
+            t.advanceMillis(51);
+            Thread caller = Thread.currentThread();
+            AtomicInteger inCaller = new AtomicInteger();
+            Runnable late = () -> {
+                if (Thread.currentThread() == caller) {
+                    inCaller.incrementAndGet();
+                }
+            };
+            if (policy == RejectionPolicy.ABORT) {
+                ShedException x = assertThrows(ShedException.class, () -> e.execute(late));
+                assertTrue(x.getMessage().startsWith("the queue's oldest task has waited over the wait budget of 50.0 ms"),
+                        x.getMessage());
+                assertEquals(0, x.getStackTrace().length);
+            } else {
+                e.execute(late);
+                assertEquals(1, inCaller.get());
+            }
+            assertEquals(1, e.stats().rejected(), policy.toString());
+            release.countDown();
+            await(() -> e.stats().completed() == 3);
+            terminate(e);
+        }
+    }
+
+    /**
+     * The budget is the target less the law's run-time reading, at least a tenth of the target:
+     * windows of 20 ms leave 30 ms; windows of 48 ms leave the floor, 5 ms. (The loop holds the run
+     * time at 45 ms, nine tenths of the target.)
+     */
+    @Test
+    void theBudgetFollowsTheRunTime() throws Exception {
+        PowerFlowExecutor e = PowerFlowExecutor.builder().targetP99(50).ticker(t).scheduler(s).build();
+        assertEquals(45, e.controller().targetP99(), 1e-9);
+        assertEquals(50, e.stats().targetP99(), 1e-9);
+        PowerFlowExecutorLoopTest.runTaking(e, t, 20);
+        t.advanceMillis(980);
+        s.runAll();
+        assertEquals(30e6, e.waitBudgetNanos(), 30e6 * 0.02);
+        for (int i = 0; i < 3; i++) { // the knee-aware law merges three windows
+            PowerFlowExecutorLoopTest.runTaking(e, t, 48);
+            t.advanceMillis(952);
+            s.runAll();
+        }
+        assertEquals(5e6, e.waitBudgetNanos(), 1);
+        terminate(e);
+    }
+
+    /**
+     * No throttling while the run time is under the target: a builder with no rate starts open,
+     * and five healthy windows of 10-ms tasks leave it open, nothing refused or shed; the
+     * end-to-end p99 of the last window is reported beside the run time.
+     */
+    @Test
+    void noThrottlingUnderTheTarget() throws Exception {
+        PowerFlowExecutor e = PowerFlowExecutor.builder().targetP99(50).ticker(t).scheduler(s).build();
+        for (int w = 0; w < 5; w++) {
+            for (int i = 0; i < 20; i++) {
+                PowerFlowExecutorLoopTest.runTaking(e, t, 10);
+            }
+            t.advanceMillis(800);
+            s.runAll();
+            assertEquals(PowerFlowExecutor.OPEN_RATE, e.stats().rate(), "window " + w);
+        }
+        PowerFlowExecutor.Stats st = e.stats();
+        assertEquals(0, st.rejected());
+        assertEquals(0, st.shed());
+        assertEquals(100, st.completed());
+        assertEquals(10, st.lastObservedP99(), 10 * 0.011);
+        assertEquals(10, st.lastEndToEndP99(), 10 * 0.011);
+        assertFalse(st.targetUnreachable());
+        terminate(e);
+    }
+
+    /**
+     * Cold start: the executor's PI law starts at its rate (bumpless), so a healthy first window
+     * holds it (PowerFlowController's own PI law keeps the seed's drop to the floor).
+     */
+    @Test
+    void thePiLawsFirstHealthyWindowKeepsTheRate() throws Exception {
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).minRate(1).maxRate(1000).kp(0.05).ki(0.01)
+                .targetP99(50).ticker(t).scheduler(s).build();
+        assertEquals(PowerFlowController.ControlLaw.PI, e.controller().controlLaw());
+        PowerFlowExecutorLoopTest.runTaking(e, t, 10);
+        t.advanceMillis(990);
+        s.runAll();
+        assertTrue(e.stats().rate() >= 100, "rate " + e.stats().rate());
+        terminate(e);
+    }
+
+    /**
+     * shutdownNow racing with shedding, on the real clock with a 1-ms target (most queued tasks are
+     * shed): every accepted task ends as exactly one of completed, shed, cancelled or returned, and
+     * every Future is done or returned.
+     */
+    @Test
+    @Tag("stress")
+    void nothingIsLostWhenShutdownNowRacesWithShedding() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+            PowerFlowExecutor e = PowerFlowExecutor.builder().targetP99(1).delegate(pool).ownsDelegate(true)
+                    .maxConcurrency(2).scheduler(new ManualScheduler()).build();
+            List<Future<?>> futures = Collections.synchronizedList(new ArrayList<>());
+            List<Thread> submitters = new ArrayList<>();
+            for (int k = 0; k < 3; k++) {
+                submitters.add(Thread.ofPlatform().start(() -> {
+                    for (int i = 0; i < 500; i++) {
+                        try {
+                            futures.add(e.submit(() -> LockSupportSleep.sleepMicros(200)));
+                        } catch (java.util.concurrent.RejectedExecutionException refused) {
+                            // refused at the door, or shut down: not accepted
+                        }
+                    }
+                }));
+            }
+            Thread.sleep(round % 5);
+            List<Runnable> returned = e.shutdownNow();
+            for (Thread th : submitters) {
+                th.join();
+            }
+            assertTrue(e.awaitTermination(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+            PowerFlowExecutor.Stats st = e.stats();
+            assertEquals(st.submitted(), st.completed() + st.failed() + st.cancelled() + st.shed() + returned.size(),
+                    "round " + round + ": " + st);
+            for (Future<?> f : futures) {
+                assertTrue(f.isDone() || returned.contains(f), "round " + round + ": a Future neither done nor returned");
+            }
+        }
+    }
+
+    /** A short sleep that ignores interrupts' stack traces: parks for about {@code micros}. */
+    static final class LockSupportSleep {
+        static void sleepMicros(long micros) {
+            java.util.concurrent.locks.LockSupport.parkNanos(micros * 1000);
+        }
+    }
+}
