@@ -2,7 +2,7 @@
 """Rebuilds BENCHMARKS.md from benchmarks/_intro.md and the per-topic files in benchmarks/."""
 import re, sys, os
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-order = [('executor.md','The executor against its peers (issue 8)'),('closedloop.md','The closed loop, side by side (issue 8)'),('flowloop.md','The flow loop on the seed\'s plant (issue 4)'),
+order = [('fieldtrial.md','The caller\'s latency: the field trial (issue 22)'),('executor.md','The executor against its peers (issue 8)'),('closedloop.md','The closed loop, side by side (issue 8)'),('flowloop.md','The flow loop on the seed\'s plant (issue 4)'),
          ('gcra.md','PowerGCRA (issue 2)'),('histogram.md','PowerHistogram (issue 3)'),('queue.md','PowerQueue (issue 3)'),
          ('backpressure.md','PowerBackpressure (issue 5)'),('redis.md','RedisGCRA (issue 9)'),('observability.md','Observability cost (issue 7)')]
 head = open(os.path.join(root,'benchmarks','_intro.md')).read()

@@ -33,8 +33,11 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
 
 /**
  * An {@link ExecutorService} that runs admission control, queueing and latency feedback in one
- * closed loop: a drop-in replacement for a thread pool that holds the tail latency of its tasks
- * at a target by moving the rate at which it starts them.
+ * closed loop: a drop-in replacement for a thread pool that holds the p99 its callers see, from
+ * {@code submit} to completion, at a target. While the run time is under the target it adds no
+ * throttling; when the run time goes over, it limits the rate at which it starts tasks; and a task
+ * that could not start in time to finish within the target is refused or shed with a
+ * {@link ShedException} (see "Shedding and the rate").
  *
  * <pre>
  *  execute()/submit() ── nothing waiting, slot free, limiter admits ──► delegate (fast path)
@@ -70,7 +73,8 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  * <p>It composes a {@link PowerFlowController} ({@link #controller()}): the controller's bounded
  * queue holds the waiting tasks, its GCRA paces the dispatcher, its histogram receives each task's
  * run time on the delegate, and its control law ({@link PowerFlowController.ControlLaw#KNEE_AWARE}
- * by default here, see {@link Builder#controlLaw}) moves the rate at every observation. The time a task
+ * by default here, see {@link Builder#controlLaw}) moves the rate at every observation. With
+ * shedding on, the controller's {@code targetP99} is nine tenths of this executor's. The time a task
  * waits before it starts (queue, rate limiter and slot) is tracked separately
  * ({@link Stats#queueWaitP99()}): it is the consequence of the rate, not the plant's latency, and
  * feeding it back would make the loop chase its own shadow.
@@ -81,6 +85,33 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  *     ...
  * } // close(): waits for queued and running tasks
  * }</pre>
+ *
+ * <h2>Shedding and the rate</h2>
+ * Two mechanisms hold the caller's latency, one for each bottleneck:
+ * <ul>
+ * <li><b>The wait budget</b> (the executor's own pool, or any queue here, is the bottleneck): a
+ *     task may wait before it starts at most {@code targetP99} less the run-time p99 the law reads
+ *     (at least a tenth of the target; the whole target while the law finds it unreachable), set
+ *     at every observation ({@link #MIN_WAIT_SHARE}). {@code execute}/{@code submit} refuse a task
+ *     by the {@link RejectionPolicy} ({@link ShedException} under {@code ABORT}) when the queue's
+ *     oldest task has already waited longer; the dispatcher and a finishing worker shed a queued
+ *     task of {@code submit}, {@code invokeAll} or {@code invokeAny} that has: its {@code Future}
+ *     fails with an {@link java.util.concurrent.ExecutionException} caused by a
+ *     {@link ShedException}, and it counts in {@link Stats#shed()}. A {@code Runnable} given to
+ *     {@code execute} is never dropped once accepted, since its caller could not be told: only the
+ *     door refuses it. Turn this off with {@link Builder#shedding(boolean) shedding(false)}.</li>
+ * <li><b>The rate</b> (the downstream is the bottleneck): the starting rate and the ceiling
+ *     default to {@link #OPEN_RATE}, a limit that never binds. The loop holds the run-time p99 at
+ *     nine tenths of the target (the rest is the wait budget's floor); when it goes over, the law
+ *     cuts from the throughput the window carried, not from the open rate, and climbs back when
+ *     the run time falls. When cutting does not lower the run time (a tail the load does not set,
+ *     a target under the downstream's own unloaded p99), the law stops cutting, serves the load
+ *     and reports {@link Stats#targetUnreachable()}.</li>
+ * </ul>
+ * A task's end-to-end latency, submit to end, is in {@link Stats#endToEndP99()} and
+ * {@link Stats#lastEndToEndP99()} beside the run time ({@link Stats#p99()}); both are in the
+ * metrics, the MXBean and the {@code ExecutorWindow} JFR event. The wait the budget bounds runs
+ * from the {@code submit} call to the task's start (queue, rate limiter and slot).
  *
  * <h2>Delegates</h2>
  * <ul>

@@ -4,7 +4,19 @@ import java.util.ArrayDeque;
 
 /**
  * The knee-aware control law, {@link PowerFlowController.ControlLaw#KNEE_AWARE}: multiplicative
- * steps scheduled on the headroom under the target and on the downstream's measured capacity. The
+ * steps scheduled on the headroom under the target and on the downstream's measured capacity.
+ *
+ * <p><b>What a user observes.</b> Under the target the rate climbs by up to 30 % per observation
+ * (at once to the ceiling when nothing was measured), and by at most 2 % near a measured knee.
+ * Over the target it cuts, by at most half, from the throughput the window carried (so an
+ * executor's open rate is no base), to just under the capacity a saturated window measures. Near
+ * the knee it trims once per ten windows instead of cutting on each noisy one. It climbs fast
+ * again when, near the knee, a window with work waiting reads far under the knee's reading (the
+ * downstream recovered), and after such a climb overshoots it goes to the middle of the two rates.
+ * When cutting by a fifth does not lower the reading, the target is unreachable: it goes back to
+ * the rate before the cuts and holds ({@link RateLaw.Stats#targetUnreachable()}).
+ *
+ * <p>The rules follow. The
  * builder's gains, {@code kd}, {@code derivativeFilter} and {@code dt} are not used; the
  * controller's {@link PowerFlowController#servo() servo} is not stepped. Each step of a non-empty
  * window, with {@code r} the rate in force:
@@ -96,6 +108,21 @@ import java.util.ArrayDeque;
  *     (metric {@code power.flow.pauses.excused}, MXBean attribute {@code PausesExcused}); each
  *     window's {@code Observation} JFR event carries the pause noted in it and whether it was
  *     excused ({@link #excusedLast()}).</li>
+ * <li><b>The flow.</b> {@code r} in the decrease, in the sparse test and in the capacity rules
+ *     above is the flow the window carried, {@code min(rate, max(offered, completed))} per second:
+ *     the rate in force when it bound, else the work. Over the target with completions under 0.9 ×
+ *     the offered work (a backlog growing), a window that is not loaded is saturated too.</li>
+ * <li><b>Recovery.</b> Near the knee, a loaded window whose own reading (not the merged one) is at
+ *     most {@code 0.6 ×} the knee's reading (the first reading of the slow climb, or trimming's aim
+ *     {@code 0.95 × targetP99}) ends trimming, forgets the capacity and climbs by
+ *     {@code 30 % × h} of that window. A reading over the target (up to twice) right after a fast
+ *     climb goes to the middle of the rate before the climb and this one, or, when saturated, not
+ *     below the rate before, at most {@code 0.85 × C}: the knee lies between them.</li>
+ * <li><b>Unreachable target.</b> From the first reading over the target, two windows in a row at
+ *     a flow cut to {@code 0.8 ×} the first one's or less, not saturated, whose reading is at least
+ *     {@code 0.9 ×} the first one's: the rate does not set the latency. The rate goes back to the
+ *     one before the cuts, and holds while readings stay over the target, until one at or under
+ *     it, a saturated window, or one over {@code 2 × max(targetP99, the flat reading)}.</li>
  * <li>{@code r'} is clamped into {@code [minRate, maxRate]}.</li>
  * </ol>
  *
