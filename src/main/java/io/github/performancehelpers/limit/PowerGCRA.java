@@ -1023,6 +1023,43 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
             this.tat = UNINIT;
         }
 
+        /**
+         * CARRY_RESCALE (setRate), in integer arithmetic: the predecessor's backlog at this
+         * epoch's switch reading ({@code base + CATCH_UP_LIMIT_NANOS}) is {@code q} whole intervals
+         * and a remainder {@code r}; the new backlog is {@code q} new intervals plus the remainder
+         * scaled up to the next tick, at least one tick when {@code r > 0}. So the number of
+         * intervals the backlog occupies, rounded up, is the same before and after, and with it
+         * {@code available()} at the switch instant: exactly, never one admission lost to rounding
+         * (the double arithmetic this replaces rounded the backlog to the nearest tick, and one
+         * tick above q whole intervals refused an admission on a frozen clock) nor one created.
+         */
+        private long rescale(long t) {
+            long nowTicks = CATCH_UP_LIMIT_NANOS << shift;
+            long predRel = base - predBase + CATCH_UP_LIMIT_NANOS; // the switch reading, ns past predBase
+            if (predRel > (Long.MAX_VALUE >> predShift)) {
+                return 0L; // far past the predecessor's range: idle, and further back than any credit
+            }
+            long backlog = t - (predRel << predShift); // in the predecessor's ticks
+            if (backlog <= 0) {
+                if (backlog <= -(CATCH_UP_LIMIT_NANOS << predShift)) {
+                    return 0L; // idle for longer than any catch-up credit reaches
+                }
+                // idle: keep the (bounded) catch-up credit where it is in time, at the new scale
+                long credit = predShift <= shift ? backlog << (shift - predShift) : backlog >> (predShift - shift);
+                return Math.max(0L, nowTicks + credit);
+            }
+            long q = Math.min(backlog / predInterval, limit / interval); // limit / interval == burst + 1
+            long r = backlog % predInterval;
+            long scaled = 0L;
+            if (r > 0) {
+                scaled = r <= Long.MAX_VALUE / interval
+                        ? Math.ceilDiv(r * interval, predInterval)
+                        : (long) Math.ceil((double) r / predInterval * interval);
+                scaled = Math.min(Math.max(scaled, 1L), interval);
+            }
+            return nowTicks + Math.min(limit, q * interval + scaled);
+        }
+
         /** This epoch's TAT from the predecessor's sealed TAT; deterministic, so helpers agree. */
         long carry(long t) {
             switch (carryKind) {
@@ -1035,18 +1072,8 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
                     }
                     return Math.max(0L, t - (d << shift));
                 }
-                case CARRY_RESCALE: {
-                    // backlog of the predecessor at this epoch's switch reading (base + margin), in ns
-                    double backlogNs = Math.scalb((double) t, -predShift)
-                            - ((double) (base - predBase) + CATCH_UP_LIMIT_NANOS);
-                    long nowTicks = CATCH_UP_LIMIT_NANOS << shift;
-                    if (backlogNs > 0) {
-                        double intervalsOwed = Math.scalb(backlogNs, predShift) / predInterval;
-                        return nowTicks + Math.min(limit, Math.round(intervalsOwed * interval));
-                    }
-                    // idle: keep the (bounded) catch-up credit where it is in time
-                    return Math.max(0L, nowTicks + (long) Math.floor(Math.scalb(backlogNs, shift)));
-                }
+                case CARRY_RESCALE:
+                    return rescale(t);
                 default:
                     throw new AssertionError(carryKind);
             }
