@@ -26,7 +26,9 @@ import io.github.performancehelpers.internal.Preconditions;
  * every method is lock-free: the TAT is one atomic value updated by a compare-and-set loop. Under
  * any contention the limiter never admits more than
  * {@code burst + 1 + elapsed / emissionInterval} operations over any interval of length
- * {@code elapsed}.
+ * {@code elapsed} (of the readings the admissions were decided at). A refusal writes nothing, and
+ * an admission that loses a race to another thread is decided again at the reading it already
+ * has, without reading the clock a second time.
  *
  * <h2>How it works</h2>
  * With {@code emissionInterval = per / rate} and {@code delayTolerance = burst * emissionInterval}:
@@ -68,8 +70,10 @@ import io.github.performancehelpers.internal.Preconditions;
  * extra capacity nor locks callers out until the clock catches up, and then reports the step once:
  * to {@code onError} with the offending reading if one was set (the call then proceeds normally),
  * otherwise by throwing {@link IllegalStateException} naming both readings (the call that
- * detected it has no effect). Either way the limiter stays usable. {@code onError} is never called
- * for a refusal: refusing is what a rate limiter is for.
+ * detected it has no effect). Either way the limiter stays usable. The limiter records a reading
+ * as seen about once a millisecond, so a step back of less than about a millisecond may go
+ * unreported; the reading is then treated as an old one, which can only make a decision
+ * stricter. {@code onError} is never called for a refusal: refusing is what a rate limiter is for.
  *
  * <h2>No drift</h2>
  * The TAT is kept in fixed point with up to 24 fractional bits per nanosecond, so rates whose
@@ -83,7 +87,7 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
     /*
      * Implementation notes.
      *
-     * Length. This file is about 1,050 lines because the admission methods, the epoch switch
+     * Length. This file is about 1,200 lines because the admission methods, the epoch switch
      * protocol and the fixed-point Config and Epoch types they share are one lock-free algorithm,
      * reviewed as a unit; each admission method keeps its own short read-check-CAS loop inline so
      * that the hot path (tryConsume) is one flat loop with no indirection.
@@ -119,20 +123,51 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
      * Clock. Each epoch records a recent reading in lastSeen. A thread reads lastSeen BEFORE it
      * reads the clock, so with a monotonic clock its reading is never below the lastSeen it read:
      * no false alarms under concurrency. Writes to lastSeen are racy (setRelease, only when the
-     * reading is at least LAST_SEEN_GRANULARITY newer); a lost write only makes detection less
-     * sensitive. Every reading is >= base + CATCH_UP_LIMIT_NANOS, so nowTicks - catchUpTicks >= 0.
+     * reading is at least LAST_SEEN_GRANULARITY, about a millisecond, newer); a lost write only
+     * makes detection less sensitive. A step back shorter than the granularity may go unseen; such
+     * a reading is then only an old one, which can make a decision stricter, never looser. The
+     * granularity is coarse on purpose: lastSeen is read by every call, and each write of it
+     * invalidates that line in every other core (at 1 us it cost two threads' refusals about 20
+     * ns a call; benchmarks/gcra.md, "Contention"). Every reading is >= base +
+     * CATCH_UP_LIMIT_NANOS, so nowTicks - catchUpTicks >= 0.
      *
-     * Linearization. A thread reads tat, then lastSeen, then the clock. An admission linearizes at
-     * the clock read (the CAS proves tat did not change since). A refusal or a read-only answer
-     * re-reads tat after the clock and retries if it changed, so it too describes one instant.
+     * Layout. tat is the one field every admission writes; the padding classes (EpochPadBefore,
+     * EpochPadAfter) keep it on cache lines of its own, so that a CAS by one core does not make
+     * another core miss on the final fields it reads after its clock read.
+     *
+     * Linearization. A thread reads tat, then lastSeen, then the clock, then tat again. If tat is
+     * unchanged across the clock read, the call describes that instant: an admission CASes from
+     * that value (and linearizes at the clock read), a refusal or read-only answer returns with no
+     * write at all.
+     *
+     * Retries. An admission whose CAS loses, or whose second read of tat differs from the first,
+     * is decided again with the witness TAT at the SAME reading: it does not read the clock again.
+     * Re-reading it put a 25 ns clock read inside every retry's read-CAS window, so under two
+     * threads nearly every CAS lost and was repeated (0.85 lost CASes per admission, a quarter of
+     * Bucket4j's throughput; benchmarks/gcra.md, "Contention"). Why that is still exact:
+     *   - no over-admission: every admission, first try or retry, writes
+     *     max(witness, nowTicks) + n * interval with a backlog of at most limit at its own
+     *     reading, and tat only grows by admissions; so the admissions whose readings lie in any
+     *     window [a, b] number at most burst + 1 + (b - a) / emissionInterval, whatever order
+     *     their CASes land in (the first leaves tat >= a + interval, the last needs
+     *     tat <= b + limit) -- the bound the class Javadoc states;
+     *   - linearizable whenever the witness TAT is not behind the clock (a backlogged limiter, the
+     *     state in which admissions are contended for), or the clock has not moved since the
+     *     reading: the result is then the one a fresh reading would give. Otherwise (a limiter
+     *     running below its rate, where the TAT trails the clock) the admission is placed as if
+     *     made at its own reading, up to one lost CAS round (tens of ns) earlier than a fresh
+     *     reading would place it, as a caller delayed between its clock read and its CAS is;
+     *   - a refusal is never decided on a stale reading: if the retry at the old reading would
+     *     refuse, the call starts over with fresh reads, so a refusal always describes an instant
+     *     at which tat held (and refusing stays a pure read).
      */
 
     /** Readings more than this past an epoch's base force a REBASE, bounding fixed-point range. */
     static final long REBASE_NANOS = 1L << 36;
     /** How much lateness tryConsumeCatchingUp may make up at most; also each epoch's base margin. */
     static final long CATCH_UP_LIMIT_NANOS = 1L << 30;
-    /** lastSeen is only rewritten when a reading is at least this much newer. */
-    static final long LAST_SEEN_GRANULARITY = 1L << 10;
+    /** lastSeen is only rewritten when a reading is at least this much newer (about 1 ms). */
+    static final long LAST_SEEN_GRANULARITY = 1L << 20;
     /** Most fractional bits per nanosecond an epoch uses. */
     static final int MAX_SHIFT = 24;
     /** Largest (burst + 1) * per / rate accepted, in nanoseconds. */
@@ -173,9 +208,9 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
         try {
             MethodHandles.Lookup lookup = MethodHandles.lookup();
             EPOCH = lookup.findVarHandle(PowerGCRA.class, "epoch", Epoch.class);
-            TAT = lookup.findVarHandle(Epoch.class, "tat", long.class);
-            LAST_SEEN = lookup.findVarHandle(Epoch.class, "lastSeen", long.class);
-            NEXT = lookup.findVarHandle(Epoch.class, "next", Epoch.class);
+            TAT = lookup.findVarHandle(EpochTat.class, "tat", long.class);
+            LAST_SEEN = lookup.findVarHandle(EpochHead.class, "lastSeen", long.class);
+            NEXT = lookup.findVarHandle(EpochHead.class, "next", Epoch.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -349,6 +384,7 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
             return true;
         }
         Epoch e = epoch;
+        read:
         for (;;) {
             long t = e.tat;
             long seen = e.lastSeen;
@@ -361,19 +397,29 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
             if (now - seen >= LAST_SEEN_GRANULARITY) {
                 LAST_SEEN.setRelease(e, now);
             }
-            long nowTicks = rel << e.shift;
+            // The TAT again, after the clock: unchanged, it held across the reading (the instant the
+            // answer describes); changed, an admission is still decided at this reading (see
+            // "Retries"), and the CAS follows the read at once, so it rarely loses.
+            long w = e.tat;
             if (n <= burstPlusOne) {
-                long newTat = Math.max(t, nowTicks) + n * e.interval;
-                if (newTat - nowTicks <= e.limit) {
-                    if (TAT.compareAndSet(e, t, newTat)) {
+                long nowTicks = rel << e.shift;
+                long cost = n * e.interval;
+                for (;;) {
+                    long newTat = Math.max(w, nowTicks) + cost;
+                    if (w < 0 || newTat - nowTicks > e.limit) {
+                        break; // sealed (a switch is under way), or no room
+                    }
+                    long witness = (long) TAT.compareAndExchange(e, w, newTat);
+                    if (witness == w) {
                         return true;
                     }
-                    continue;
+                    w = witness;
                 }
             }
-            if (e.tat == t) {
-                return false;
+            if (w == t) {
+                return false; // refused at a reading the TAT held across: a pure read
             }
+            // refused on a TAT read after the clock, or sealed: decide again on fresh readings
         }
     }
 
@@ -441,6 +487,7 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
         }
         long catchUp = Math.min(Math.max(maxCatchUpNanos, 0L), CATCH_UP_LIMIT_NANOS);
         Epoch e = epoch;
+        read:
         for (;;) {
             long t = e.tat;
             long seen = e.lastSeen;
@@ -466,13 +513,26 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
             if (fresh && now - seen >= LAST_SEEN_GRANULARITY) {
                 LAST_SEEN.setRelease(e, now);
             }
-            long nowTicks = rel << e.shift;
-            if (n <= burstPlusOne && n * e.interval <= headroom(e, t, nowTicks)) {
-                long newTat = Math.max(t, nowTicks - (catchUp << e.shift)) + n * e.interval;
-                if (TAT.compareAndSet(e, t, newTat)) {
-                    return true;
+            if (n <= burstPlusOne) {
+                long nowTicks = rel << e.shift;
+                long cost = n * e.interval;
+                long floor = nowTicks - (catchUp << e.shift);
+                for (long w = t;;) {
+                    if (cost > headroom(e, w, nowTicks)) {
+                        if (w != t) {
+                            continue read; // refuse only on a reading taken after its TAT
+                        }
+                        break;
+                    }
+                    long witness = (long) TAT.compareAndExchange(e, w, Math.max(w, floor) + cost);
+                    if (witness == w) {
+                        return true;
+                    }
+                    if (witness < 0) {
+                        continue read;
+                    }
+                    w = witness;
                 }
-                continue;
             }
             if (e.tat == t) {
                 return false;
@@ -561,6 +621,7 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
         }
         checkCeiling(n);
         Epoch e = epoch;
+        read:
         for (;;) {
             long t = e.tat;
             long seen = e.lastSeen;
@@ -574,13 +635,23 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
                 LAST_SEEN.setRelease(e, now);
             }
             long nowTicks = rel << e.shift;
-            long wait = waitNanos(e, t, nowTicks, n);
-            if (wait == 0) {
-                if (TAT.compareAndSet(e, t, Math.max(t, nowTicks) + n * e.interval)) {
+            long cost = n * e.interval;
+            for (long w = t;;) {
+                long wait = waitNanos(e, w, nowTicks, n);
+                if (wait != 0) {
+                    if (w == t && e.tat == t) {
+                        return Take.refused(wait);
+                    }
+                    continue read; // refuse only on a reading taken after its TAT
+                }
+                long witness = (long) TAT.compareAndExchange(e, w, Math.max(w, nowTicks) + cost);
+                if (witness == w) {
                     return Take.admitted();
                 }
-            } else if (e.tat == t) {
-                return Take.refused(wait);
+                if (witness < 0) {
+                    continue read;
+                }
+                w = witness;
             }
         }
     }
@@ -981,18 +1052,11 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
     }
 
     /**
-     * One configuration and the TAT that goes with it. {@code tat} is ticks since {@code base};
-     * once sealed (sign bit set) it never changes again.
+     * The read-mostly part of an {@link Epoch}: its final configuration, {@code lastSeen}
+     * (rewritten at most about once a millisecond) and {@code next} (written once). The TAT, which
+     * every admission writes, is kept off these cache lines by the padding classes below.
      */
-    static final class Epoch {
-        static final int CARRY_NONE = 0;
-        /** Same ticks: the clock stepped back and base moved back with it. */
-        static final int CARRY_SAME = 1;
-        /** Same scale, later base: subtract the base difference. */
-        static final int CARRY_REBASE = 2;
-        /** New rate: rescale the backlog by the interval ratio (setRate). */
-        static final int CARRY_RESCALE = 3;
-
+    abstract static class EpochHead {
         final Config config;
         final long base;
         final int shift;
@@ -1004,12 +1068,11 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
         final int predShift;
         final long predInterval;
 
-        volatile long tat;
         volatile long lastSeen;
         volatile Epoch next;
 
-        Epoch(Config config, long base, long lastSeen, int carryKind, long predBase, int predShift,
-              long predInterval) {
+        EpochHead(Config config, long base, long lastSeen, int carryKind, long predBase, int predShift,
+                  long predInterval) {
             this.config = config;
             this.base = base;
             this.shift = config.shift;
@@ -1020,7 +1083,99 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
             this.predShift = predShift;
             this.predInterval = predInterval;
             this.lastSeen = lastSeen;
+        }
+    }
+
+    /*
+     * Padding by class layout (HotSpot places a superclass's fields before its subclass's): 128
+     * bytes on each side of tat, two cache lines as the adjacent-line prefetcher pairs them, so
+     * that a CAS on tat never invalidates the line of the fields every call reads after its clock
+     * read (base, shift, interval, limit, lastSeen), nor anything allocated after the epoch.
+     * Measured in benchmarks/gcra.md ("Contention").
+     */
+    abstract static class EpochPadBefore extends EpochHead {
+        long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p10, p11, p12, p13, p14, p15;
+
+        EpochPadBefore(Config config, long base, long lastSeen, int carryKind, long predBase, int predShift,
+                       long predInterval) {
+            super(config, base, lastSeen, carryKind, predBase, predShift, predInterval);
+        }
+    }
+
+    /** The TAT: ticks since {@code base}; once sealed (sign bit set) it never changes again. */
+    abstract static class EpochTat extends EpochPadBefore {
+        volatile long tat;
+
+        EpochTat(Config config, long base, long lastSeen, int carryKind, long predBase, int predShift,
+                 long predInterval) {
+            super(config, base, lastSeen, carryKind, predBase, predShift, predInterval);
+        }
+    }
+
+    abstract static class EpochPadAfter extends EpochTat {
+        long q00, q01, q02, q03, q04, q05, q06, q07, q08, q09, q10, q11, q12, q13, q14, q15;
+
+        EpochPadAfter(Config config, long base, long lastSeen, int carryKind, long predBase, int predShift,
+                      long predInterval) {
+            super(config, base, lastSeen, carryKind, predBase, predShift, predInterval);
+        }
+    }
+
+    /**
+     * One configuration and the TAT that goes with it (fields in the superclasses, for the
+     * layout). {@code tat} is ticks since {@code base}; once sealed (sign bit set) it never
+     * changes again.
+     */
+    static final class Epoch extends EpochPadAfter {
+        static final int CARRY_NONE = 0;
+        /** Same ticks: the clock stepped back and base moved back with it. */
+        static final int CARRY_SAME = 1;
+        /** Same scale, later base: subtract the base difference. */
+        static final int CARRY_REBASE = 2;
+        /** New rate: rescale the backlog by the interval ratio (setRate). */
+        static final int CARRY_RESCALE = 3;
+
+        Epoch(Config config, long base, long lastSeen, int carryKind, long predBase, int predShift,
+              long predInterval) {
+            super(config, base, lastSeen, carryKind, predBase, predShift, predInterval);
             this.tat = UNINIT;
+        }
+
+        /**
+         * CARRY_RESCALE (setRate), in integer arithmetic: the predecessor's backlog at this
+         * epoch's switch reading ({@code base + CATCH_UP_LIMIT_NANOS}) is {@code q} whole intervals
+         * and a remainder {@code r}; the new backlog is {@code q} new intervals plus the remainder
+         * scaled up to the next tick, at least one tick when {@code r > 0}. So the number of
+         * intervals the backlog occupies, rounded up, is the same before and after, and with it
+         * {@code available()} at the switch instant: exactly, never one admission lost to rounding
+         * (the double arithmetic this replaces rounded the backlog to the nearest tick, and one
+         * tick above q whole intervals refused an admission on a frozen clock) nor one created.
+         */
+        private long rescale(long t) {
+            long nowTicks = CATCH_UP_LIMIT_NANOS << shift;
+            long predRel = base - predBase + CATCH_UP_LIMIT_NANOS; // the switch reading, ns past predBase
+            if (predRel > (Long.MAX_VALUE >> predShift)) {
+                return 0L; // far past the predecessor's range: idle, and further back than any credit
+            }
+            long backlog = t - (predRel << predShift); // in the predecessor's ticks
+            if (backlog <= 0) {
+                if (backlog <= -(CATCH_UP_LIMIT_NANOS << predShift)) {
+                    return 0L; // idle for longer than any catch-up credit reaches
+                }
+                // idle: keep the (bounded) catch-up credit where it is in time, at the new scale
+                long credit = predShift <= shift ? backlog << (shift - predShift) : backlog >> (predShift - shift);
+                return Math.max(0L, nowTicks + credit);
+            }
+            long q = Math.min(backlog / predInterval, limit / interval); // limit / interval == burst + 1
+            long r = backlog % predInterval;
+            long scaled = 0L;
+            if (r > 0) {
+                scaled = r <= Long.MAX_VALUE / interval
+                        ? Math.ceilDiv(r * interval, predInterval)
+                        : (long) Math.ceil((double) r / predInterval * interval);
+                scaled = Math.min(Math.max(scaled, 1L), interval);
+            }
+            return nowTicks + Math.min(limit, q * interval + scaled);
         }
 
         /** This epoch's TAT from the predecessor's sealed TAT; deterministic, so helpers agree. */
@@ -1035,18 +1190,8 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
                     }
                     return Math.max(0L, t - (d << shift));
                 }
-                case CARRY_RESCALE: {
-                    // backlog of the predecessor at this epoch's switch reading (base + margin), in ns
-                    double backlogNs = Math.scalb((double) t, -predShift)
-                            - ((double) (base - predBase) + CATCH_UP_LIMIT_NANOS);
-                    long nowTicks = CATCH_UP_LIMIT_NANOS << shift;
-                    if (backlogNs > 0) {
-                        double intervalsOwed = Math.scalb(backlogNs, predShift) / predInterval;
-                        return nowTicks + Math.min(limit, Math.round(intervalsOwed * interval));
-                    }
-                    // idle: keep the (bounded) catch-up credit where it is in time
-                    return Math.max(0L, nowTicks + (long) Math.floor(Math.scalb(backlogNs, shift)));
-                }
+                case CARRY_RESCALE:
+                    return rescale(t);
                 default:
                     throw new AssertionError(carryKind);
             }

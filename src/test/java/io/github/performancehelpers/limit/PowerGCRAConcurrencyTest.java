@@ -114,6 +114,34 @@ class PowerGCRAConcurrencyTest {
         assertTrue(admitted.get() >= bound / 2, "suspiciously few admitted: " + admitted + " of " + bound);
     }
 
+    /**
+     * A clock that moves on every reading, so that every admission that lost a CAS is retried at a
+     * reading already in the past (the retry path, which does not read the clock again): 8
+     * threads, admitting and refusing near the limit, never exceed burst + 1 + elapsed / interval.
+     */
+    @Test
+    void clockMovingOnEveryReadNeverOverAdmits() throws Exception {
+        AtomicLong nanos = new AtomicLong(1_000L);
+        long start = nanos.get();
+        long intervalNanos = 1_000L; // 10^6/s, exact; each reading moves the clock 0.3 intervals
+        PowerGCRA l = PowerGCRA.builder().rate(1_000_000).burst(3).ticker(() -> nanos.addAndGet(300L)).build();
+        AtomicLong admitted = new AtomicLong();
+        runThreads(THREADS, () -> {
+            ThreadLocalRandom rnd = ThreadLocalRandom.current();
+            for (int i = 0; i < 50_000; i++) {
+                long n = 1 + rnd.nextInt(2);
+                boolean ok = rnd.nextInt(4) == 0 ? l.take(n).ok() : l.tryConsume(n);
+                if (ok) {
+                    admitted.addAndGet(n);
+                }
+            }
+        });
+        long elapsed = nanos.get() - start;
+        long bound = 3 + 1 + elapsed / intervalNanos;
+        assertTrue(admitted.get() <= bound, "admitted " + admitted + " > bound " + bound);
+        assertTrue(admitted.get() >= bound / 4, "suspiciously few admitted: " + admitted + " of " + bound);
+    }
+
     /** On the real clock, 8 threads for ~300 ms at 100k/s never exceed burst + 1 + elapsed / interval. */
     @Test
     void realClockNeverOverAdmits() throws Exception {

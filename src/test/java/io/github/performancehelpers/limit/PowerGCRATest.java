@@ -450,6 +450,31 @@ class PowerGCRATest {
         assertEquals(8, idle.available());
     }
 
+    /**
+     * On a frozen clock, every setRate keeps available() exactly: after k admissions, any
+     * sequence of rate switches leaves burst + 1 - k (the rescale of the backlog rounds neither a
+     * whole admission away nor one into existence). This is the single-threaded form of the
+     * concurrent test's occasional 199 of 200.
+     */
+    @Test
+    void setRateOnAFrozenClockNeverChangesAvailable() {
+        double[] rates = {3000, 1000.0 / 7, 2000, 1000, 7, 1e5 / 3, 333.3};
+        Random random = new Random(23);
+        for (int round = 0; round < 50; round++) {
+            PowerGCRA l = PowerGCRA.builder().rate(1000).burst(199).ticker(new FakeTicker(round * 12_345L)).build();
+            long admitted = 0;
+            for (int step = 0; step < 400; step++) {
+                if (random.nextBoolean() && l.tryConsume()) {
+                    admitted++;
+                }
+                double rate = rates[random.nextInt(rates.length)];
+                l.setRate(rate);
+                assertEquals(200 - admitted, l.available(),
+                        "round " + round + ", step " + step + ", after setRate(" + rate + ")");
+            }
+        }
+    }
+
     /** setRate validates like the builder's rate and changes nothing on a bad value. */
     @Test
     void setRateRejectsBadValuesAndChangesNothing() {

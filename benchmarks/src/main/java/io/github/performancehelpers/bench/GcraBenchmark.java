@@ -20,13 +20,16 @@ import io.github.performancehelpers.limit.RateLimiter;
 
 /**
  * Non-blocking single-permit acquisition, PowerGCRA against Guava, Bucket4j and resilience4j, each
- * on the system clock, uncontended and with two threads sharing one limiter.
+ * on the system clock, uncontended and with 2, 4 and 8 threads sharing one limiter (the method's
+ * suffix is its thread count: {@code gcra1}, {@code gcra2}, {@code gcra4}, {@code gcra8}), so one
+ * run gives the whole scaling table.
  *
  * <p>{@code regime=admit}: 10^9 per second with a burst of 1000, far above what any caller can ask
  * for, so essentially every call is admitted (the CAS path). {@code regime=refuse}: 1000 per
  * second, so essentially every call is refused (the read-only path).
  *
- * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@bench -Dbench.args="GcraBenchmark -f 1 -wi 3 -w 1 -i 5 -r 1"}
+ * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@bench -Dbench.args="GcraBenchmark -f 1 -wi 3 -w 1 -i 5 -r 1"};
+ * the scaling table alone: {@code -Dbench.args="GcraBenchmark.(gcra|bucket4j|resilience4j|guava)[1248]$ -f 3 -wi 3 -w 1 -i 5 -r 1"}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -108,6 +111,8 @@ public class GcraBenchmark {
         return resilience4j.acquirePermission();
     }
 
+    // ---------------------------------------------------------------- 2 threads on one limiter
+
     /** @return PowerGCRA.tryConsume(), two threads on one limiter */
     @Benchmark
     @Threads(2)
@@ -115,24 +120,84 @@ public class GcraBenchmark {
         return gcra.tryConsume();
     }
 
-    /** @return Guava, two threads on one limiter */
+    /** @return Guava RateLimiter.tryAcquire(), two threads on one limiter */
     @Benchmark
     @Threads(2)
     public boolean guava2() {
         return guava.tryAcquire();
     }
 
-    /** @return Bucket4j, two threads on one limiter */
+    /** @return Bucket4j Bucket.tryConsume(1), two threads on one limiter */
     @Benchmark
     @Threads(2)
     public boolean bucket4j2() {
         return bucket4j.tryConsume(1);
     }
 
-    /** @return resilience4j, two threads on one limiter */
+    /** @return resilience4j AtomicRateLimiter.acquirePermission(), two threads on one limiter */
     @Benchmark
     @Threads(2)
     public boolean resilience4j2() {
+        return resilience4j.acquirePermission();
+    }
+
+    // ---------------------------------------------------------------- 4 threads on one limiter
+
+    /** @return PowerGCRA.tryConsume(), four threads on one limiter */
+    @Benchmark
+    @Threads(4)
+    public boolean gcra4() {
+        return gcra.tryConsume();
+    }
+
+    /** @return Guava RateLimiter.tryAcquire(), four threads on one limiter */
+    @Benchmark
+    @Threads(4)
+    public boolean guava4() {
+        return guava.tryAcquire();
+    }
+
+    /** @return Bucket4j Bucket.tryConsume(1), four threads on one limiter */
+    @Benchmark
+    @Threads(4)
+    public boolean bucket4j4() {
+        return bucket4j.tryConsume(1);
+    }
+
+    /** @return resilience4j AtomicRateLimiter.acquirePermission(), four threads on one limiter */
+    @Benchmark
+    @Threads(4)
+    public boolean resilience4j4() {
+        return resilience4j.acquirePermission();
+    }
+
+    // ---------------------------------------------------------------- 8 threads on one limiter
+
+    /** @return PowerGCRA.tryConsume(), eight threads on one limiter */
+    @Benchmark
+    @Threads(8)
+    public boolean gcra8() {
+        return gcra.tryConsume();
+    }
+
+    /** @return Guava RateLimiter.tryAcquire(), eight threads on one limiter */
+    @Benchmark
+    @Threads(8)
+    public boolean guava8() {
+        return guava.tryAcquire();
+    }
+
+    /** @return Bucket4j Bucket.tryConsume(1), eight threads on one limiter */
+    @Benchmark
+    @Threads(8)
+    public boolean bucket4j8() {
+        return bucket4j.tryConsume(1);
+    }
+
+    /** @return resilience4j AtomicRateLimiter.acquirePermission(), eight threads on one limiter */
+    @Benchmark
+    @Threads(8)
+    public boolean resilience4j8() {
         return resilience4j.acquirePermission();
     }
 }
