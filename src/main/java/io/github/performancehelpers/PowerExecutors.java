@@ -35,8 +35,10 @@ import io.github.performancehelpers.loop.PowerFlowController;
  *     start in time to finish within {@code W} is refused at the door or shed from the queue with
  *     a {@link ShedException}, so the wait the caller sees stays within the target.</li>
  * <li>{@code queueCapacity = 10,000}: the time budget bounds the wait, the count bounds memory.</li>
- * <li>The pool is sized with {@link PoolSizer#littlesLaw(Duration, int, int)
- *     littlesLaw(W, 1, n)}: {@code n} at the open rate, fewer when the loop has cut the rate.</li>
+ * <li>The pool stays at {@code n}: the rate is the loop's one actuator. A pool sized from the
+ *     rate and the target ({@link PoolSizer#littlesLaw(Duration, int, int)}) undersizes itself
+ *     whenever calls take longer than the target, which is when the loop cuts: the field trial's
+ *     "tail" scenario starved that way (see {@code benchmarks/fieldtrial.md}).</li>
  * </ul>
  * Use {@link PowerFlowExecutor#builder()} for anything else.
  *
@@ -109,7 +111,7 @@ public final class PowerExecutors {
                 .controlLaw(PowerFlowController.ControlLaw.KNEE_AWARE)
                 .queueCapacity(QUEUE_CAPACITY)
                 .maxConcurrency(n)
-                .poolSizer(PoolSizer.littlesLaw(target, 1, n));
+                .poolSizer(rate -> n);
     }
 
     private static ThreadFactory daemonThreads(String prefix) {

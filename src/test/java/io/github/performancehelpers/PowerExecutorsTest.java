@@ -54,7 +54,7 @@ class PowerExecutorsTest {
             assertEquals(1.0, st.minRate(), 1e-9);
             assertEquals(50, st.targetP99(), 1e-9);
             assertEquals(10_000, st.queueCapacity());
-            assertEquals(8, st.poolSize()); // littlesLaw(50 ms, 1, 8) at the open rate, clamped to 8
+            assertEquals(8, st.poolSize()); // the pool stays at n: the rate is the one actuator
             Future<String> f = executor.submit(() -> Thread.currentThread().getName());
             String worker = f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
             assertTrue(worker.startsWith(executor.name() + "-worker-"), worker);
