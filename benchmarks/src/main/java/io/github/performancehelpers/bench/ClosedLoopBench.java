@@ -446,7 +446,7 @@ public final class ClosedLoopBench {
             case "flowDefaults" -> flow(PowerFlowExecutor.builder().rate(maxRate).minRate(maxRate / 100)
                     .maxRate(maxRate).targetP99(c.targetMs())
                     .delegate(Executors.newFixedThreadPool(c.threads())).ownsDelegate(true).build());
-            case "netflix" -> netflix(c.threads());
+            case "netflix" -> netflix(c.threads(), Gradient2Limit.newDefault());
             default -> throw new IllegalArgumentException("contender: " + name);
         };
     }
@@ -521,9 +521,14 @@ public final class ClosedLoopBench {
         };
     }
 
-    private static Contender netflix(int threads) {
+    /**
+     * A Netflix concurrency-limits {@code SimpleLimiter} with {@code limit} in front of a fixed pool
+     * of {@code threads}: acquire at submit, {@code onSuccess} when the task ends, {@code onIgnore}
+     * when it throws or the pool refuses it. Also the field trial's Gradient2 and Vegas.
+     */
+    static Contender netflix(int threads, com.netflix.concurrency.limits.Limit limit) {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
-        SimpleLimiter<Void> limiter = SimpleLimiter.newBuilder().limit(Gradient2Limit.newDefault()).build();
+        SimpleLimiter<Void> limiter = SimpleLimiter.newBuilder().limit(limit).build();
         Contender inner = executor(pool);
         return new Contender() {
             @Override

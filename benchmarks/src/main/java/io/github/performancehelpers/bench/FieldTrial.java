@@ -1,10 +1,8 @@
 package io.github.performancehelpers.bench;
 
 import com.netflix.concurrency.limits.Limit;
-import com.netflix.concurrency.limits.Limiter;
 import com.netflix.concurrency.limits.limit.Gradient2Limit;
 import com.netflix.concurrency.limits.limit.VegasLimit;
-import com.netflix.concurrency.limits.limiter.SimpleLimiter;
 import io.github.performancehelpers.PowerExecutors;
 import io.github.performancehelpers.PowerFlowExecutor;
 import java.lang.management.ManagementFactory;
@@ -15,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutorService;
@@ -302,40 +299,18 @@ public final class FieldTrial {
         return new Flow();
     }
 
+    /** The closed-loop bench's Netflix contender ({@link ClosedLoopBench#netflix}), as a field-trial one. */
     private static Contender netflix(int n, Limit limit) {
-        SimpleLimiter<Void> limiter = SimpleLimiter.newBuilder().limit(limit).build();
-        Contender inner = executor(Executors.newFixedThreadPool(n), false);
+        ClosedLoopBench.Contender inner = ClosedLoopBench.netflix(n, limit);
         return new Contender() {
             @Override
             public boolean submit(Runnable task) {
-                Optional<Limiter.Listener> permit = limiter.acquire(null);
-                if (permit.isEmpty()) {
-                    return false;
-                }
-                Limiter.Listener listener = permit.get();
-                boolean ok = inner.submit(() -> {
-                    try {
-                        task.run();
-                        listener.onSuccess();
-                    } catch (RuntimeException | Error e) {
-                        listener.onDropped();
-                        throw e;
-                    }
-                });
-                if (!ok) {
-                    listener.onIgnore();
-                }
-                return ok;
+                return inner.submit(task);
             }
 
             @Override
             public void close() throws InterruptedException {
                 inner.close();
-            }
-
-            @Override
-            public String stats() {
-                return "limit " + limiter.getLimit();
             }
         };
     }
