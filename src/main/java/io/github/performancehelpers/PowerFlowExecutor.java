@@ -591,8 +591,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         boolean unreachable = LOOP.targetUnreachable(controller);
         if (shedding) {
+            // The larger of the law's reading and the last window's: the budget applies to the next
+            // window, and a run time that just rose must not leave an old, larger budget in force.
             double smoothed = controller.stats().smoothedP99();
-            double run = Double.isNaN(smoothed) ? controller.lastObservedP99() : smoothed;
+            double last = controller.lastObservedP99();
+            double run = Double.isNaN(smoothed) ? last : Double.isNaN(last) ? smoothed : Math.max(smoothed, last);
             if (unreachable) {
                 waitBudgetNanos = targetNanos; // the run time alone is over: the wait alone must not be
             } else if (!Double.isNaN(run)) {
