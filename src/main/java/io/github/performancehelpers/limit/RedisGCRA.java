@@ -629,6 +629,11 @@ public final class RedisGCRA implements RateLimiter {
             throw new IllegalArgumentException("rate must be at most one operation per nanosecond"
                     + " (per / rate >= 1 ns): " + rate + " per " + per);
         }
+        if (Math.ceil(exact) > MAX_SPAN_NANOS) {
+            // Too long even at burst 0: a rate problem, not a burst one.
+            throw new IllegalArgumentException("rate must keep per / rate <= 2^52 ns (about 52 days): "
+                    + rate + " per " + per);
+        }
         double ceiling = Math.floor(burst) + 1;
         if (Math.ceil(exact) * ceiling > MAX_SPAN_NANOS) {
             throw new IllegalArgumentException("burst must keep (burst + 1) * per / rate <= 2^52 ns"
@@ -652,6 +657,9 @@ public final class RedisGCRA implements RateLimiter {
      * time. The limiter it builds is safe for concurrent use.
      */
     public static final class Builder {
+        /** The longest duration a {@code long} of nanoseconds holds. */
+        private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
+
         private RedisScriptExecutor redis;
         private String key;
         private double rate = Double.NaN;
@@ -728,10 +736,11 @@ public final class RedisGCRA implements RateLimiter {
          * @param per positive
          * @return this builder
          * @throws NullPointerException     if {@code per} is null
-         * @throws IllegalArgumentException if {@code per} is zero or negative
+         * @throws IllegalArgumentException if {@code per} is zero, negative or above
+         *                                  {@code Long.MAX_VALUE} nanoseconds (about 292 years)
          */
         public Builder per(Duration per) {
-            this.per = Preconditions.requirePositive("per", per);
+            this.per = requireNanos("per", Preconditions.requirePositive("per", per));
             return this;
         }
 
@@ -757,10 +766,11 @@ public final class RedisGCRA implements RateLimiter {
          * @param timeout positive
          * @return this builder
          * @throws NullPointerException     if {@code timeout} is null
-         * @throws IllegalArgumentException if {@code timeout} is zero or negative
+         * @throws IllegalArgumentException if {@code timeout} is zero, negative or above
+         *                                  {@code Long.MAX_VALUE} nanoseconds (about 292 years)
          */
         public Builder timeout(Duration timeout) {
-            this.timeout = Preconditions.requirePositive("timeout", timeout);
+            this.timeout = requireNanos("timeout", Preconditions.requirePositive("timeout", timeout));
             return this;
         }
 
@@ -801,14 +811,15 @@ public final class RedisGCRA implements RateLimiter {
          * @param probeInterval zero or positive
          * @return this builder
          * @throws NullPointerException     if {@code probeInterval} is null
-         * @throws IllegalArgumentException if {@code probeInterval} is negative
+         * @throws IllegalArgumentException if {@code probeInterval} is negative or above
+         *                                  {@code Long.MAX_VALUE} nanoseconds (about 292 years)
          */
         public Builder probeInterval(Duration probeInterval) {
             Objects.requireNonNull(probeInterval, "probeInterval");
             if (probeInterval.isNegative()) {
                 throw new IllegalArgumentException("probeInterval must be >= 0: " + probeInterval);
             }
-            this.probeInterval = probeInterval;
+            this.probeInterval = requireNanos("probeInterval", probeInterval);
             return this;
         }
 
@@ -884,7 +895,9 @@ public final class RedisGCRA implements RateLimiter {
          * @return the limiter
          * @throws IllegalStateException    if {@code redis}, {@code key} or {@code rate} was not set
          * @throws IllegalArgumentException if {@code rate}, {@code per} and {@code burst}
-         *                                  together exceed the precision limits in the class Javadoc
+         *                                  together exceed the precision limits in the class
+         *                                  Javadoc, or if {@link #failOpen(double)}'s share gives a
+         *                                  local rate that {@link PowerGCRA} refuses
          */
         public RedisGCRA build() {
             if (redis == null) {
@@ -896,11 +909,28 @@ public final class RedisGCRA implements RateLimiter {
             if (!rateSet) {
                 throw new IllegalStateException("rate is required: call rate(double)");
             }
+            configFor(rate, per.toNanos(), burst, per); // this limiter's own limits come first
             if (!Double.isNaN(fallbackShare)) {
-                fallback = PowerGCRA.builder().rate(rate * fallbackShare).per(per)
-                        .burst(Math.floor(burst * fallbackShare)).ticker(ticker).build();
+                double localRate = rate * fallbackShare;
+                try {
+                    fallback = PowerGCRA.builder().rate(localRate).per(per)
+                            .burst(Math.floor(burst * fallbackShare)).ticker(ticker).build();
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("failOpen share " + fallbackShare + " of rate "
+                            + rate + " per " + per + " gives a local rate of " + localRate + " per "
+                            + per + ", which the local PowerGCRA refuses: " + e.getMessage(), e);
+                }
             }
             return new RedisGCRA(this);
+        }
+
+        /** Checks that {@code value} fits a {@code long} of nanoseconds, as every use needs. */
+        private static Duration requireNanos(String name, Duration value) {
+            if (value.compareTo(MAX_NANOS) > 0) {
+                throw new IllegalArgumentException(name
+                        + " must be at most Long.MAX_VALUE ns (~292 years): " + value);
+            }
+            return value;
         }
     }
 }
