@@ -60,6 +60,16 @@ import io.github.performancehelpers.internal.Preconditions;
  * the failure mode at once, and one call per {@link Builder#probeInterval(Duration) probeInterval}
  * tries Redis again; the first success ends the degraded state, with nothing for the caller to do.
  *
+ * <p><b>Errors.</b> Whatever the bridge throws is a failure of that call, answered by the
+ * failure mode, counted and reported: every {@link Exception}, and every {@link Error} too (a
+ * {@code NoClassDefFoundError} from a missing client jar, a {@code StackOverflowError} inside the
+ * client), since the bridge runs on the call's own thread, whose error says nothing about the
+ * caller's, and a caller such as an executor's dispatcher needs an answer. The one exception is
+ * a {@link VirtualMachineError} raised on the caller's own thread, which only
+ * {@link Builder#enforceTimeout(boolean) enforceTimeout(false)} makes possible: it propagates,
+ * uncounted, as it does from the library's other callbacks, since it is the caller's stack or
+ * heap that failed.
+ *
  * <p><b>The bound.</b> With the timeout enforced (the default), every call returns within
  * {@code timeout} plus an allowance of 100 ms, the first call of an instance and of a JVM
  * included. The timeout counts the whole call from its start, starting the call's thread
@@ -407,9 +417,8 @@ public final class RedisGCRA implements RateLimiter {
             Thread.currentThread().interrupt();
             failures.increment();
             throw new IllegalStateException("reset of Redis key " + key + " interrupted", e);
-        } catch (Error e) {
-            throw e;
         } catch (Throwable t) {
+            rethrowIfOwnThreadsVmError(t);
             failed(t);
             throw new IllegalStateException("reset of Redis key " + key + " failed", t);
         }
@@ -487,9 +496,8 @@ public final class RedisGCRA implements RateLimiter {
             // Not Redis's fault: answer by the failure mode without changing health.
             Thread.currentThread().interrupt();
             failures.increment();
-        } catch (Error e) {
-            throw e;
         } catch (Throwable t) {
+            rethrowIfOwnThreadsVmError(t);
             failed(t);
         }
         degradedAnswers.increment();
@@ -504,6 +512,18 @@ public final class RedisGCRA implements RateLimiter {
     private void recovered() {
         if (degraded.get() && degraded.compareAndSet(true, false)) {
             reporter.recovery();
+        }
+    }
+
+    /**
+     * Rethrows a {@link VirtualMachineError} the bridge raised on the caller's own thread
+     * ({@code enforceTimeout(false)}): the caller's stack or heap is what failed, not Redis, and
+     * the library's callbacks let such errors through too. One from the call's own thread, or any
+     * other {@link Error}, is the bridge failing: a failure like any exception.
+     */
+    private void rethrowIfOwnThreadsVmError(Throwable t) {
+        if (!enforceTimeout && t instanceof VirtualMachineError vme) {
+            throw vme;
         }
     }
 
