@@ -80,6 +80,17 @@ import io.github.performancehelpers.internal.Preconditions;
  * waking the caller late, and it is what the library's tests assert on two loaded cores. With
  * {@link Builder#enforceTimeout(boolean) enforceTimeout(false)} the bound is the client's own.
  *
+ * <p><b>Over-charge.</b> A call the limiter stopped waiting for at its timeout is still sent, and
+ * Redis may run and grant it after the caller was answered: budget spent without an admission,
+ * which can only make the fleet admit less, never more. Each is a call counted in
+ * {@link Stats#timeouts()}, charging its {@code n}. A call holds its caller until answered, so a
+ * calling thread has at most one in flight, given up on at most once per {@code timeout}; once
+ * the limiter has seen Redis fail only probes are sent, one per {@code probeInterval} (every call
+ * when it is zero). So a stall of length {@code D} leaves at most the calls in flight at the
+ * first failure (one per calling thread) plus {@code D / probeInterval} probes; and, since the
+ * script still enforces the limit on them, they never take more than {@code burst + 1} plus
+ * what the rate grants over the time Redis takes to run them.
+ *
  * <p><b>Reports.</b> Failures and recoveries are reported through {@link System.Logger} (logger
  * name {@code io.github.performancehelpers.limit.RedisGCRA}), never on the calling thread: one
  * daemon thread shared by all limiters formats and writes the records, so a slow logging backend,
