@@ -65,10 +65,10 @@ import io.github.performancehelpers.internal.Preconditions;
  * {@code NoClassDefFoundError} from a missing client jar, a {@code StackOverflowError} inside the
  * client), since the bridge runs on the call's own thread, whose error says nothing about the
  * caller's, and a caller such as an executor's dispatcher needs an answer. The one exception is
- * a {@link VirtualMachineError} raised on the caller's own thread, which only
- * {@link Builder#enforceTimeout(boolean) enforceTimeout(false)} makes possible: it propagates,
- * uncounted, as it does from the library's other callbacks, since it is the caller's stack or
- * heap that failed.
+ * a {@link VirtualMachineError} the bridge raises with
+ * {@link Builder#enforceTimeout(boolean) enforceTimeout(false)}, where it runs on the caller's
+ * own thread: it propagates, uncounted, as it does from the library's other callbacks, since it
+ * is the caller's stack or heap that failed.
  *
  * <p><b>The bound.</b> With the timeout enforced (the default), every call returns within
  * {@code timeout} plus an allowance of 100 ms, the first call of an instance and of a JVM
