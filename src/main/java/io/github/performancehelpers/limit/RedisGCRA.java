@@ -1,7 +1,6 @@
 package io.github.performancehelpers.limit;
 
 import java.lang.System.Logger;
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -55,13 +54,52 @@ import io.github.performancehelpers.internal.Preconditions;
  *
  * <p><b>Failures.</b> Each call waits at most {@link Builder#timeout(Duration) timeout} for
  * Redis. A call that fails or times out is counted ({@link Stats#failures()},
- * {@link Stats#timeouts()}), reported through {@link System.Logger} (a {@code WARNING} when the
- * limiter becomes degraded, {@code INFO} when it recovers, {@code DEBUG} for each later failure)
- * and answered by the {@link FailureMode}: {@link FailureMode#FAIL_CLOSED} refuses,
- * {@link FailureMode#FAIL_OPEN} asks the local fallback limiter. While degraded the limiter does
- * not wait on Redis at every call: calls are answered by the failure mode at once, and one call
- * per {@link Builder#probeInterval(Duration) probeInterval} tries Redis again; the first success
- * ends the degraded state, with nothing for the caller to do.
+ * {@link Stats#timeouts()}), reported (below) and answered by the {@link FailureMode}:
+ * {@link FailureMode#FAIL_CLOSED} refuses, {@link FailureMode#FAIL_OPEN} asks the local fallback
+ * limiter. While degraded the limiter does not wait on Redis at every call: calls are answered by
+ * the failure mode at once, and one call per {@link Builder#probeInterval(Duration) probeInterval}
+ * tries Redis again; the first success ends the degraded state, with nothing for the caller to do.
+ *
+ * <p><b>Errors.</b> Whatever the bridge throws is a failure of that call, answered by the
+ * failure mode, counted and reported: every {@link Exception}, and every {@link Error} too (a
+ * {@code NoClassDefFoundError} from a missing client jar, a {@code StackOverflowError} inside the
+ * client), since the bridge runs on the call's own thread, whose error says nothing about the
+ * caller's, and a caller such as an executor's dispatcher needs an answer. The one exception is
+ * a {@link VirtualMachineError} the bridge raises with
+ * {@link Builder#enforceTimeout(boolean) enforceTimeout(false)}, where it runs on the caller's
+ * own thread: it propagates, uncounted, as it does from the library's other callbacks, since it
+ * is the caller's stack or heap that failed.
+ *
+ * <p><b>The bound.</b> With the timeout enforced (the default), every call returns within
+ * {@code timeout} plus an allowance of 100 ms, the first call of an instance and of a JVM
+ * included. The timeout counts the whole call from its start, starting the call's thread
+ * included (building the first limiter of a JVM starts the virtual-thread scheduler, so that no
+ * call pays for it). What may follow the deadline is bookkeeping: counting the failure, handing
+ * its report to the reporter thread and asking the failure mode, which takes microseconds to a
+ * few milliseconds in a fresh JVM; the allowance is for that and for a loaded machine's scheduler
+ * waking the caller late, and it is what the library's tests assert on two loaded cores. With
+ * {@link Builder#enforceTimeout(boolean) enforceTimeout(false)} the bound is the client's own.
+ *
+ * <p><b>Over-charge.</b> A call the limiter stopped waiting for at its timeout is still sent, and
+ * Redis may run and grant it after the caller was answered: budget spent without an admission,
+ * which can only make the fleet admit less, never more. Each is a call counted in
+ * {@link Stats#timeouts()}, charging its {@code n}. A call holds its caller until answered, so a
+ * calling thread has at most one in flight, given up on at most once per {@code timeout}; once
+ * the limiter has seen Redis fail only probes are sent, one per {@code probeInterval} (every call
+ * when it is zero). So a stall of length {@code D} leaves at most the calls in flight at the
+ * first failure (one per calling thread) plus {@code D / probeInterval} probes; and, since the
+ * script still enforces the limit on them, they never take more than {@code burst + 1} plus
+ * what the rate grants over the time Redis takes to run them.
+ *
+ * <p><b>Reports.</b> Failures and recoveries are reported through {@link System.Logger} (logger
+ * name {@code io.github.performancehelpers.limit.RedisGCRA}), never on the calling thread: one
+ * daemon thread shared by all limiters formats and writes the records, so a slow logging backend,
+ * or its initialisation on the first record of a JVM, delays no call. Per limiter, at most one
+ * failure is reported per 10 s of its {@link Builder#ticker(Ticker) ticker}, and the next report
+ * says how many were left out: a {@code WARNING}, with the failure's stack trace, when the limiter
+ * becomes degraded (or when it still is and that was left out), {@code DEBUG} for later failures,
+ * and an {@code INFO} when Redis answers again after a {@code WARNING}. The counters in
+ * {@link #stats()} are the exact record.
  *
  * <p><b>Thread safety.</b> Instances are safe for concurrent use by any number of threads; the
  * limiter holds no lock (the atomicity is Redis's). All instances sharing a key must be built with
@@ -89,8 +127,13 @@ public final class RedisGCRA implements RateLimiter {
      * `degraded`. A call abandoned at its timeout may still reach Redis later and consume there:
      * that can only over-charge the shared budget, never over-admit.
      *
-     * Length. About 800 lines, most of them the Builder's documented options; the Lua script and
-     * its reply format live in RedisGcraScript.
+     * After a call's deadline nothing slow may happen on the caller's thread: no string is built
+     * (the timeout's message is built once), no call site is linked (Call is a class, not a
+     * lambda), and no logger is touched (RedisGcraReporter hands records to its own thread).
+     *
+     * Length. About 900 lines, most of them Javadoc of the contract and the Builder's options;
+     * the Lua script and its reply format live in RedisGcraScript, the reporting in
+     * RedisGcraReporter.
      */
 
     /**
@@ -165,8 +208,6 @@ public final class RedisGCRA implements RateLimiter {
     /** The largest span in nanoseconds the script's exact arithmetic allows. */
     static final long MAX_SPAN_NANOS = 1L << 52;
 
-    private static final Logger LOG = System.getLogger(RedisGCRA.class.getName());
-
     private final RedisScriptExecutor redis;
     private final String key;
     private final List<String> keys;
@@ -184,6 +225,10 @@ public final class RedisGCRA implements RateLimiter {
     private final FailureMode failureMode;
     /** The local limiter of {@link FailureMode#FAIL_OPEN}; null for {@link FailureMode#FAIL_CLOSED}. */
     private final RateLimiter fallback;
+    /** Reports failures and recoveries off the calling thread. */
+    private final RedisGcraReporter reporter;
+    /** Built once, so that a timed-out call builds no string after its deadline. */
+    private final String timeoutMessage;
 
     /** The rate and what derives from it; replaced whole by {@link #setRate(double)}. */
     private volatile Config config;
@@ -218,6 +263,12 @@ public final class RedisGCRA implements RateLimiter {
         this.ticker = b.ticker;
         this.failureMode = b.failureMode;
         this.fallback = b.fallback;
+        this.reporter = new RedisGcraReporter(b.key, b.failureMode, b.probeInterval, b.ticker,
+                b.logger != null ? b.logger : RedisGcraReporter.LOGGER);
+        this.timeoutMessage = "Redis did not answer within " + b.timeout;
+        if (enforceTimeout && callExecutor == null) {
+            VirtualThreadsStarted.ensure();
+        }
         this.config = configFor(b.rate, perNanos, burst, per);
     }
 
@@ -368,17 +419,19 @@ public final class RedisGCRA implements RateLimiter {
      *                               failure is counted and reported like any other)
      */
     public void reset() {
+        long start = System.nanoTime();
         try {
-            rawCall(argsFor("R", 0, config));
+            rawCall(argsFor("R", 0, config), start);
             redisCalls.increment();
             recovered();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             failures.increment();
             throw new IllegalStateException("reset of Redis key " + key + " interrupted", e);
-        } catch (Exception e) {
-            failed(e);
-            throw new IllegalStateException("reset of Redis key " + key + " failed", e);
+        } catch (Throwable t) {
+            rethrowIfOwnThreadsVmError(t);
+            failed(t);
+            throw new IllegalStateException("reset of Redis key " + key + " failed", t);
         }
     }
 
@@ -436,6 +489,7 @@ public final class RedisGCRA implements RateLimiter {
      * now, or the limiter is degraded and it is not this call's turn to probe.
      */
     private Reply evaluate(String mode, long n) {
+        long start = System.nanoTime();
         if (degraded.get()) {
             long now = ticker.read();
             long probeAt = nextProbeAt.get();
@@ -445,7 +499,7 @@ public final class RedisGCRA implements RateLimiter {
             }
         }
         try {
-            Reply r = rawCall(argsFor(mode, n, config));
+            Reply r = rawCall(argsFor(mode, n, config), start);
             redisCalls.increment();
             recovered();
             return r;
@@ -453,8 +507,9 @@ public final class RedisGCRA implements RateLimiter {
             // Not Redis's fault: answer by the failure mode without changing health.
             Thread.currentThread().interrupt();
             failures.increment();
-        } catch (Exception e) {
-            failed(e);
+        } catch (Throwable t) {
+            rethrowIfOwnThreadsVmError(t);
+            failed(t);
         }
         degradedAnswers.increment();
         return null;
@@ -467,64 +522,110 @@ public final class RedisGCRA implements RateLimiter {
 
     private void recovered() {
         if (degraded.get() && degraded.compareAndSet(true, false)) {
-            LOG.log(Level.INFO, "RedisGCRA {0}: Redis answers again; no longer {1}", key, failureMode);
-        }
-    }
-
-    private void failed(Exception e) {
-        failures.increment();
-        if (e instanceof TimeoutException) {
-            timeouts.increment();
-        }
-        nextProbeAt.set(ticker.read() + probeIntervalNanos);
-        if (degraded.compareAndSet(false, true)) {
-            LOG.log(Level.WARNING, "RedisGCRA " + key + ": Redis call failed; answering "
-                    + failureMode + " and retrying Redis every " + Duration.ofNanos(probeIntervalNanos), e);
-        } else {
-            LOG.log(Level.DEBUG, "RedisGCRA " + key + ": Redis call failed again", e);
+            reporter.recovery();
         }
     }
 
     /**
-     * One script call, within the timeout when it is enforced. Package-private so tests can read
-     * a raw reply (with the {@code TIME} the script saw).
+     * Rethrows a {@link VirtualMachineError} the bridge raised on the caller's own thread
+     * ({@code enforceTimeout(false)}): the caller's stack or heap is what failed, not Redis, and
+     * the library's callbacks let such errors through too. One from the call's own thread, or any
+     * other {@link Error}, is the bridge failing: a failure like any exception.
      */
-    Reply rawCall(List<String> args) throws Exception {
+    private void rethrowIfOwnThreadsVmError(Throwable t) {
+        if (!enforceTimeout && t instanceof VirtualMachineError vme) {
+            throw vme;
+        }
+    }
+
+    private void failed(Throwable t) {
+        failures.increment();
+        if (t instanceof TimeoutException) {
+            timeouts.increment();
+        }
+        nextProbeAt.set(ticker.read() + probeIntervalNanos);
+        degraded.set(true);
+        reporter.failure(t);
+    }
+
+    /**
+     * One script call, within the timeout when it is enforced, the timeout counted from
+     * {@code startNanos} (a {@link System#nanoTime()} reading taken as the operation began).
+     * Package-private so tests can read a raw reply (with the {@code TIME} the script saw).
+     *
+     * @throws Throwable what the bridge threw (an error raised on the call's own thread is
+     *                   rethrown here, unwrapped), or a {@link TimeoutException}
+     */
+    Reply rawCall(List<String> args, long startNanos) throws Throwable {
         if (!enforceTimeout) {
             return callRedis(args);
         }
-        CompletableFuture<Reply> result = new CompletableFuture<>();
-        Runnable task = () -> {
+        Call call = new Call(this, args);
+        if (callExecutor == null) {
+            Thread.ofVirtual().name("RedisGCRA-call").start(call);
+        } else {
+            callExecutor.execute(call);
+        }
+        try {
+            // The whole call counts, starting its thread included: a cold JVM's first one is slow.
+            return call.result.get(timeoutNanos - (System.nanoTime() - startNanos), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            // The call thread's interrupt is not the caller's: keep it wrapped, a plain failure.
+            throw cause == null || cause instanceof InterruptedException ? e : cause;
+        } catch (TimeoutException e) {
+            throw new TimeoutException(timeoutMessage);
+        }
+    }
+
+    /**
+     * Starts one virtual thread when first used, so that the JVM's virtual-thread scheduler is
+     * running before a limiter's first call, whose timeout counts starting its thread (tens of
+     * milliseconds in a fresh JVM, microseconds after).
+     */
+    private static final class VirtualThreadsStarted {
+        static {
+            Thread.ofVirtual().name("RedisGCRA-warm-up").start(() -> { });
+        }
+
+        static void ensure() {
+            // Initialising this class is the work.
+        }
+    }
+
+    /**
+     * A script call run on another thread. A class rather than a lambda, so that no call site is
+     * linked on a call's way.
+     */
+    private static final class Call implements Runnable {
+        final CompletableFuture<Reply> result = new CompletableFuture<>();
+        private final RedisGCRA owner;
+        private final List<String> args;
+
+        Call(RedisGCRA owner, List<String> args) {
+            this.owner = owner;
+            this.args = args;
+        }
+
+        @Override
+        public void run() {
             try {
-                result.complete(callRedis(args));
+                result.complete(owner.callRedis(args));
             } catch (Throwable t) {
                 result.completeExceptionally(t);
             }
-        };
-        if (callExecutor == null) {
-            Thread.ofVirtual().name("RedisGCRA-call").start(task);
-        } else {
-            callExecutor.execute(task);
-        }
-        try {
-            return result.get(timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            if (cause instanceof Error error) {
-                throw error;
-            }
-            throw cause instanceof Exception ex ? ex : e;
-        } catch (TimeoutException e) {
-            TimeoutException timeout = new TimeoutException("Redis did not answer within "
-                    + Duration.ofNanos(timeoutNanos));
-            timeout.initCause(e);
-            throw timeout;
         }
     }
 
     /** Test access: a raw script call for this limiter's config. */
     Reply rawCall(String mode, long n) throws Exception {
-        return rawCall(argsFor(mode, n, config));
+        try {
+            return rawCall(argsFor(mode, n, config), System.nanoTime());
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new ExecutionException(t);
+        }
     }
 
     /** Runs the script by its digest, sending the source once more after {@code NOSCRIPT}. */
@@ -559,6 +660,11 @@ public final class RedisGCRA implements RateLimiter {
             throw new IllegalArgumentException("rate must be at most one operation per nanosecond"
                     + " (per / rate >= 1 ns): " + rate + " per " + per);
         }
+        if (Math.ceil(exact) > MAX_SPAN_NANOS) {
+            // Too long even at burst 0: a rate problem, not a burst one.
+            throw new IllegalArgumentException("rate must keep per / rate <= 2^52 ns (about 52 days): "
+                    + rate + " per " + per);
+        }
         double ceiling = Math.floor(burst) + 1;
         if (Math.ceil(exact) * ceiling > MAX_SPAN_NANOS) {
             throw new IllegalArgumentException("burst must keep (burst + 1) * per / rate <= 2^52 ns"
@@ -582,6 +688,9 @@ public final class RedisGCRA implements RateLimiter {
      * time. The limiter it builds is safe for concurrent use.
      */
     public static final class Builder {
+        /** The longest duration a {@code long} of nanoseconds holds. */
+        private static final Duration MAX_NANOS = Duration.ofNanos(Long.MAX_VALUE);
+
         private RedisScriptExecutor redis;
         private String key;
         private double rate = Double.NaN;
@@ -596,8 +705,16 @@ public final class RedisGCRA implements RateLimiter {
         private FailureMode failureMode = FailureMode.FAIL_CLOSED;
         private RateLimiter fallback;
         private double fallbackShare = Double.NaN;
+        /** Null: {@link RedisGcraReporter#LOGGER}. */
+        private Logger logger;
 
         private Builder() {
+        }
+
+        /** Test access: where the limiter's reports go, instead of its class's System.Logger. */
+        Builder logger(Logger logger) {
+            this.logger = Objects.requireNonNull(logger, "logger");
+            return this;
         }
 
         /**
@@ -650,10 +767,11 @@ public final class RedisGCRA implements RateLimiter {
          * @param per positive
          * @return this builder
          * @throws NullPointerException     if {@code per} is null
-         * @throws IllegalArgumentException if {@code per} is zero or negative
+         * @throws IllegalArgumentException if {@code per} is zero, negative or above
+         *                                  {@code Long.MAX_VALUE} nanoseconds (about 292 years)
          */
         public Builder per(Duration per) {
-            this.per = Preconditions.requirePositive("per", per);
+            this.per = requireNanos("per", Preconditions.requirePositive("per", per));
             return this;
         }
 
@@ -671,17 +789,19 @@ public final class RedisGCRA implements RateLimiter {
         }
 
         /**
-         * Sets how long a call waits for Redis before the {@link FailureMode} answers. Default
-         * 100 ms. Configure the client's own command timeout too (see
+         * Sets how long a call waits for Redis before the {@link FailureMode} answers, counted
+         * from the call's start; the call returns within it plus the allowance stated in the
+         * class Javadoc. Default 100 ms. Configure the client's own command timeout too (see
          * {@link RedisScriptExecutor}).
          *
          * @param timeout positive
          * @return this builder
          * @throws NullPointerException     if {@code timeout} is null
-         * @throws IllegalArgumentException if {@code timeout} is zero or negative
+         * @throws IllegalArgumentException if {@code timeout} is zero, negative or above
+         *                                  {@code Long.MAX_VALUE} nanoseconds (about 292 years)
          */
         public Builder timeout(Duration timeout) {
-            this.timeout = Preconditions.requirePositive("timeout", timeout);
+            this.timeout = requireNanos("timeout", Preconditions.requirePositive("timeout", timeout));
             return this;
         }
 
@@ -722,20 +842,22 @@ public final class RedisGCRA implements RateLimiter {
          * @param probeInterval zero or positive
          * @return this builder
          * @throws NullPointerException     if {@code probeInterval} is null
-         * @throws IllegalArgumentException if {@code probeInterval} is negative
+         * @throws IllegalArgumentException if {@code probeInterval} is negative or above
+         *                                  {@code Long.MAX_VALUE} nanoseconds (about 292 years)
          */
         public Builder probeInterval(Duration probeInterval) {
             Objects.requireNonNull(probeInterval, "probeInterval");
             if (probeInterval.isNegative()) {
                 throw new IllegalArgumentException("probeInterval must be >= 0: " + probeInterval);
             }
-            this.probeInterval = probeInterval;
+            this.probeInterval = requireNanos("probeInterval", probeInterval);
             return this;
         }
 
         /**
-         * Sets the local clock used only to schedule probes while degraded (decisions use
-         * Redis's {@code TIME}). Default {@link Ticker#system()}.
+         * Sets the local clock used only to schedule probes while degraded and to space failure
+         * reports (decisions use Redis's {@code TIME}; the timeout is real time). Default
+         * {@link Ticker#system()}.
          *
          * @param ticker the clock
          * @return this builder
@@ -804,7 +926,9 @@ public final class RedisGCRA implements RateLimiter {
          * @return the limiter
          * @throws IllegalStateException    if {@code redis}, {@code key} or {@code rate} was not set
          * @throws IllegalArgumentException if {@code rate}, {@code per} and {@code burst}
-         *                                  together exceed the precision limits in the class Javadoc
+         *                                  together exceed the precision limits in the class
+         *                                  Javadoc, or if {@link #failOpen(double)}'s share gives a
+         *                                  local rate that {@link PowerGCRA} refuses
          */
         public RedisGCRA build() {
             if (redis == null) {
@@ -816,11 +940,28 @@ public final class RedisGCRA implements RateLimiter {
             if (!rateSet) {
                 throw new IllegalStateException("rate is required: call rate(double)");
             }
+            configFor(rate, per.toNanos(), burst, per); // this limiter's own limits come first
             if (!Double.isNaN(fallbackShare)) {
-                fallback = PowerGCRA.builder().rate(rate * fallbackShare).per(per)
-                        .burst(Math.floor(burst * fallbackShare)).ticker(ticker).build();
+                double localRate = rate * fallbackShare;
+                try {
+                    fallback = PowerGCRA.builder().rate(localRate).per(per)
+                            .burst(Math.floor(burst * fallbackShare)).ticker(ticker).build();
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("failOpen share " + fallbackShare + " of rate "
+                            + rate + " per " + per + " gives a local rate of " + localRate + " per "
+                            + per + ", which the local PowerGCRA refuses: " + e.getMessage(), e);
+                }
             }
             return new RedisGCRA(this);
+        }
+
+        /** Checks that {@code value} fits a {@code long} of nanoseconds, as every use needs. */
+        private static Duration requireNanos(String name, Duration value) {
+            if (value.compareTo(MAX_NANOS) > 0) {
+                throw new IllegalArgumentException(name
+                        + " must be at most Long.MAX_VALUE ns (~292 years): " + value);
+            }
+            return value;
         }
     }
 }

@@ -27,6 +27,10 @@ import java.util.Objects;
  * for a client that words it differently, and then retries the same call once with
  * {@link #eval}, which also caches the script again.
  *
+ * <p><b>Failures.</b> Whatever a method throws, an {@link Error} included, is a failed call that
+ * {@link RedisGCRA}'s failure mode answers; only a {@link VirtualMachineError} raised on the
+ * caller's own thread (with {@code enforceTimeout(false)}) propagates to the caller.
+ *
  * <p><b>Timeouts.</b> Configure the client's own command timeout as well as
  * {@link RedisGCRA.Builder#timeout(java.time.Duration)}: RedisGCRA stops waiting at its timeout,
  * but only the client can abandon the call itself.

@@ -33,6 +33,7 @@ class RedisGCRAFailureTest {
     static final class FakeRedis implements RedisScriptExecutor {
         final AtomicReference<Object> reply = new AtomicReference<>(ADMITTED);
         final AtomicReference<RuntimeException> failure = new AtomicReference<>();
+        final AtomicReference<Error> error = new AtomicReference<>();
         final AtomicReference<RuntimeException> evalshaOnlyFailure = new AtomicReference<>();
         final CountDownLatch unblock = new CountDownLatch(1);
         volatile boolean block;
@@ -61,6 +62,10 @@ class RedisGCRAFailureTest {
             lastThread.set(Thread.currentThread());
             if (block) {
                 unblock.await();
+            }
+            Error err = error.get();
+            if (err != null) {
+                throw err;
             }
             RuntimeException f = failure.get();
             if (f != null) {
@@ -303,6 +308,39 @@ class RedisGCRAFailureTest {
                 new RuntimeException("NOSCRIPT No matching script"))));
         assertFalse(RedisGCRA.isNoScript(new RuntimeException("ERR something else")));
         assertFalse(RedisGCRA.isNoScript(new RuntimeException((String) null)));
+    }
+
+    /** An Error the bridge throws on the call's thread (a StackOverflowError, a missing client class) is a failure, answered by the failure mode, never rethrown on the caller. */
+    @Test
+    void errorFromTheBridgeIsAFailureAnsweredByTheFailureMode() {
+        RedisGCRA closed = builder().build();
+        redis.error.set(new StackOverflowError());
+        assertFalse(closed.tryConsume());
+        assertEquals(1, closed.stats().failures());
+        assertTrue(closed.stats().degraded());
+        var e = assertThrows(IllegalStateException.class, closed::reset);
+        assertTrue(e.getCause() instanceof StackOverflowError, String.valueOf(e.getCause()));
+
+        CountingFallback fallback = new CountingFallback(1);
+        RedisGCRA open = builder().failOpen(fallback).build();
+        redis.error.set(new NoClassDefFoundError("redis/clients/jedis/Connection"));
+        assertTrue(open.tryConsume(), "the fallback admits");
+        assertEquals(1, fallback.asked.get());
+        assertEquals(1, open.stats().failures());
+    }
+
+    /** On the caller's own thread (enforceTimeout(false)) a VirtualMachineError propagates, uncounted; any other Error is a failure. */
+    @Test
+    void virtualMachineErrorOnTheCallersOwnThreadPropagates() {
+        RedisGCRA limiter = builder().enforceTimeout(false).build();
+        redis.error.set(new StackOverflowError());
+        assertThrows(StackOverflowError.class, limiter::tryConsume);
+        assertEquals(0, limiter.stats().failures());
+        assertFalse(limiter.stats().degraded());
+        redis.error.set(new AssertionError("client invariant"));
+        assertFalse(limiter.tryConsume());
+        assertEquals(1, limiter.stats().failures());
+        assertTrue(limiter.stats().degraded());
     }
 
     /** An error other than NOSCRIPT is not retried with EVAL: it is a failure. */

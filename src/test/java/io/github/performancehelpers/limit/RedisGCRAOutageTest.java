@@ -5,8 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
@@ -134,6 +138,61 @@ class RedisGCRAOutageTest {
         assertTrue(gcra.stats().degraded());
         awaitRecovery(gcra);
         assertFalse(gcra.stats().degraded());
+    }
+
+    /**
+     * Calls given up on during a stall (CLIENT PAUSE, like DEBUG SLEEP) are run and charged by
+     * Redis afterwards, and the over-charge stays within the documented bounds: each is a call
+     * counted as a timeout; a calling thread gives up on at most one call per timeout; and after
+     * the first failure only probes are sent, one per probeInterval.
+     */
+    @Test
+    void callsGivenUpOnAreChargedWithinTheDocumentedBound() throws Exception {
+        int callers = 4;
+        long pauseMillis = 3_000;
+        Duration probe = Duration.ofMillis(100);
+        int budget = 201; // 1 per hour with burst 200: every call Redis runs is granted, one unit each
+        String key = "ph-test:overcharge:" + UUID.randomUUID();
+        RedisGCRA gcra = RedisGCRA.builder().redis(JedisBridge.of(jedis)).key(key).rate(1)
+                .per(Duration.ofHours(1)).burst(budget - 1).timeout(TIMEOUT)
+                .probeInterval(probe).failClosed().build();
+        assertEquals(budget, gcra.available());
+
+        AtomicBoolean calling = new AtomicBoolean(true);
+        AtomicLong admitted = new AtomicLong();
+        long pausedAt = System.nanoTime();
+        jedis.sendCommand(Protocol.Command.CLIENT, "PAUSE", Long.toString(pauseMillis), "ALL");
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < callers; i++) {
+            threads.add(Thread.ofPlatform().start(() -> {
+                while (calling.get()) {
+                    if (gcra.tryConsume()) {
+                        admitted.incrementAndGet();
+                    }
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+                }
+            }));
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pauseMillis - 500)); // stop inside the pause
+        calling.set(false);
+        for (Thread t : threads) {
+            t.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        awaitRecovery(gcra); // the pause is over and Redis has run what was queued
+        long stallNanos = System.nanoTime() - pausedAt;
+
+        long charged = budget - gcra.available();
+        long overCharge = charged - admitted.get();
+        long timeouts = gcra.stats().timeouts();
+        int threadsCalling = callers + 1; // and this one, in awaitRecovery
+        long perThreadBound = threadsCalling * (stallNanos / TIMEOUT.toNanos() + 1);
+        long probeBound = threadsCalling + stallNanos / probe.toNanos() + 1;
+        String seen = "charged " + charged + ", admitted " + admitted + ", timeouts " + timeouts
+                + ", bounds " + perThreadBound + " and " + probeBound + " over " + Duration.ofNanos(stallNanos);
+        assertTrue(overCharge >= 1, "a call given up on was charged: " + seen);
+        assertTrue(overCharge <= timeouts, "each over-charge is a call given up on: " + seen);
+        assertTrue(timeouts <= perThreadBound, seen);
+        assertTrue(timeouts <= probeBound, seen);
     }
 
     /** Runs one call and checks it answered within the timeout plus slack. */

@@ -124,6 +124,40 @@ class RedisGCRAValidationTest {
         builder().rate(1).per(Duration.ofDays(1)).burst(50).build(); // 51 days fits
     }
 
+    /** A duration beyond Long.MAX_VALUE nanoseconds is refused by its setter, naming the option, not by build() with an ArithmeticException. */
+    @Test
+    void durationsBeyondLongNanosecondsAreRejectedNamingTheOption() {
+        Duration tooLong = Duration.ofDays(300 * 365L);
+        assertEquals("per must be at most Long.MAX_VALUE ns (~292 years): PT2628000H",
+                assertThrows(IllegalArgumentException.class, () -> RedisGCRA.builder().per(tooLong)).getMessage());
+        assertEquals("timeout must be at most Long.MAX_VALUE ns (~292 years): PT2628000H",
+                assertThrows(IllegalArgumentException.class, () -> RedisGCRA.builder().timeout(tooLong)).getMessage());
+        assertEquals("probeInterval must be at most Long.MAX_VALUE ns (~292 years): PT2628000H",
+                assertThrows(IllegalArgumentException.class,
+                        () -> RedisGCRA.builder().probeInterval(tooLong)).getMessage());
+        Duration longest = Duration.ofNanos(Long.MAX_VALUE);
+        builder().per(longest).rate(1e9).timeout(longest).probeInterval(longest).build(); // the largest fit
+    }
+
+    /** A rate so low that one emission interval exceeds 2^52 ns is reported as a rate problem, even at burst 0. */
+    @Test
+    void rateWhoseIntervalAloneIsTooLongIsRejectedNamingTheRate() {
+        var e = assertThrows(IllegalArgumentException.class, () -> builder().rate(1e-9).burst(0).build());
+        assertEquals("rate must keep per / rate <= 2^52 ns (about 52 days): 1.0E-9 per PT1S", e.getMessage());
+        RedisGCRA limiter = builder().build();
+        var set = assertThrows(IllegalArgumentException.class, () -> limiter.setRate(1e-9));
+        assertEquals(e.getMessage(), set.getMessage());
+    }
+
+    /** failOpen(share) whose local rate the local PowerGCRA cannot hold is refused naming failOpen and the share. */
+    @Test
+    void failOpenShareTooSmallForTheLocalLimiterIsRejectedNamingIt() {
+        var e = assertThrows(IllegalArgumentException.class, () -> builder().failOpen(1e-12).build());
+        assertTrue(e.getMessage().startsWith("failOpen share 1.0E-12 of rate 10.0 per PT1S gives a local rate"
+                + " of 1.0E-11 per PT1S, which the local PowerGCRA refuses: "), e.getMessage());
+        assertTrue(e.getCause() instanceof IllegalArgumentException);
+    }
+
     @Test
     void setRateWithABadValueThrowsAndChangesNothing() {
         RedisGCRA limiter = builder().rate(3).build();
