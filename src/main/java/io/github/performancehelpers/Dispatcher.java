@@ -183,9 +183,9 @@ final class Dispatcher {
             }
             ex.held = claim; // the fast paths stand back from here
             Job job = null;
-            long now = ticker.read();
             for (Runnable r; job == null && (r = controller.queue().poll()) != null; ) {
-                job = r instanceof Job j && j.owner == ex ? j : new Job(ex, r, now);
+                job = r instanceof Job j && j.owner == ex ? j : new Job(ex, r, ticker.read());
+                long now = ex.sheddable(job) ? ticker.read() : 0L; // a clock read only where it can matter
                 if (ex.isLate(job, now)) {
                     ex.shed(job, now); // too late for the target: its Future says so
                     job = null;
@@ -221,7 +221,7 @@ final class Dispatcher {
                 delegate.releaseSlot();
                 return AGAIN;
             }
-            long now = ticker.read();
+            long now = ex.sheddable(job) ? ticker.read() : 0L;
             if (ex.isLate(job, now)) {
                 if (release(job)) {
                     ex.shed(job, now); // it waited for the limiter past the budget

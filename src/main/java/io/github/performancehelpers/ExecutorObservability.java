@@ -77,7 +77,7 @@ final class ExecutorObservability implements AutoCloseable {
             p.gauge("power.flow.saturated", () -> LOOP.loopSaturated(e.controller()) ? 1 : 0);
             p.gauge("power.flow.stale", () -> isStale() ? 1 : 0);
             p.gauge("power.flow.end.to.end.p99", () -> e.lastEndToEndP99());
-            p.gauge("power.flow.target.unreachable", () -> LOOP.targetUnreachable(e.controller()) ? 1 : 0);
+            p.gauge("power.flow.target.unreachable", () -> LOOP.lawStats(e.controller()).targetUnreachable() ? 1 : 0);
             p.counter("power.flow.submitted", () -> e.submittedCount());
             p.counter("power.flow.admitted", () -> LOOP.admittedCount(e.controller()));
             p.counter("power.flow.dropped", () -> e.controller().dropped());
@@ -286,7 +286,7 @@ final class ExecutorObservability implements AutoCloseable {
 
         @Override
         public boolean isTargetUnreachable() {
-            return LOOP.targetUnreachable(executor.controller());
+            return LOOP.lawStats(executor.controller()).targetUnreachable();
         }
 
         @Override

@@ -28,6 +28,7 @@ import io.github.performancehelpers.limit.RateLimiter;
 import io.github.performancehelpers.loop.PowerFlowController;
 import io.github.performancehelpers.loop.PowerHistogram;
 import io.github.performancehelpers.loop.RateChangeListener;
+import io.github.performancehelpers.loop.RateLaw;
 import io.github.performancehelpers.metrics.MetricsCollector;
 import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
 
@@ -560,7 +561,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * accepted (only the door refuses it).
      */
     boolean isLate(Job job, long now) {
-        return shedding && job.task instanceof FlowTask<?> && now - job.enqueuedAt > waitBudgetNanos;
+        return sheddable(job) && now - job.enqueuedAt > waitBudgetNanos;
+    }
+
+    /** Whether {@code job} may be shed at all: shedding is on and it is a {@code submit()}'s task. */
+    boolean sheddable(Job job) {
+        return shedding && job.task instanceof FlowTask<?>;
     }
 
     /**
@@ -586,15 +592,16 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     void endWindow() {
         PowerHistogram.Snapshot e2e = endToEnd.snapshotAndReset();
         double e2eP99 = e2e.count() > 0 ? e2e.quantile(0.99) : Double.NaN;
-        if (e2e.count() > 0) {
+        if (!Double.isNaN(e2eP99)) {
             lastEndToEndP99 = e2eP99;
         }
-        boolean unreachable = LOOP.targetUnreachable(controller);
+        RateLaw.Stats law = LOOP.lawStats(controller);
+        boolean unreachable = law.targetUnreachable();
+        double last = controller.lastObservedP99();
         if (shedding) {
             // The larger of the law's reading and the last window's: the budget applies to the next
             // window, and a run time that just rose must not leave an old, larger budget in force.
-            double smoothed = controller.stats().smoothedP99();
-            double last = controller.lastObservedP99();
+            double smoothed = law.smoothedP99();
             double run = Double.isNaN(smoothed) ? last : Double.isNaN(last) ? smoothed : Math.max(smoothed, last);
             if (unreachable) {
                 waitBudgetNanos = targetNanos; // the run time alone is over: the wait alone must not be
@@ -602,7 +609,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 waitBudgetNanos = (long) Math.max(targetNanos - run * 1e6, MIN_WAIT_SHARE * targetNanos);
             }
         }
-        FlowEvents.executorWindow(name, controller.lastObservedP99(), e2eP99, waitBudgetNanos, shed.sum(), unreachable);
+        FlowEvents.executorWindow(name, last, e2eP99, waitBudgetNanos, shed.sum(), unreachable);
     }
 
     /** {@return the wait budget in force, nanoseconds} For tests. */

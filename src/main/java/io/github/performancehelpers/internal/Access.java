@@ -127,13 +127,13 @@ public final class Access {
         void startAtRate(PowerFlowController<?> c);
 
         /**
-         * Whether the controller's law found the target unreachable
-         * ({@link io.github.performancehelpers.loop.RateLaw.Stats#targetUnreachable()}).
+         * The numbers the controller's law owns ({@link io.github.performancehelpers.loop.RateLaw#stats()}),
+         * without the histogram snapshot {@link PowerFlowController#stats()} takes.
          *
          * @param c the controller
-         * @return whether it is unreachable
+         * @return the law's statistics
          */
-        boolean targetUnreachable(PowerFlowController<?> c);
+        io.github.performancehelpers.loop.RateLaw.Stats lawStats(PowerFlowController<?> c);
 
         /**
          * Consumes admission for an item that bypasses the queue, counting it as submitted and

@@ -103,7 +103,7 @@ final class ControllerHooks implements Access.ControllerAccess {
     }
 
     @Override
-    public boolean targetUnreachable(PowerFlowController<?> c) {
-        return c.targetUnreachable();
+    public RateLaw.Stats lawStats(PowerFlowController<?> c) {
+        return c.lawStats();
     }
 }

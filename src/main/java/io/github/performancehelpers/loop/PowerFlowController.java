@@ -603,9 +603,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
         return law.stats().pausesExcused();
     }
 
-    /** Whether the law found the target unreachable ({@link RateLaw.Stats#targetUnreachable()}). */
-    boolean targetUnreachable() {
-        return law.stats().targetUnreachable();
+    /** The numbers the law owns ({@link RateLaw#stats()}), for the executor's read-outs. */
+    RateLaw.Stats lawStats() {
+        return law.stats();
     }
 
     long observationCount() {

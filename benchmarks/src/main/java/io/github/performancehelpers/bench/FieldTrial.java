@@ -209,8 +209,9 @@ public final class FieldTrial {
         @Override
         void close() throws InterruptedException;
 
-        default String stats() {
-            return "";
+        /** The flow executor behind this contender, for the trace; null for the others. */
+        default PowerFlowExecutor flowExecutor() {
+            return null;
         }
     }
 
@@ -267,36 +268,14 @@ public final class FieldTrial {
             }
 
             @Override
-            public String stats() {
-                return e instanceof PowerFlowExecutor f ? f.stats().toString() : "";
+            public PowerFlowExecutor flowExecutor() {
+                return e instanceof PowerFlowExecutor f ? f : null;
             }
         };
     }
 
     private static Contender flow(PowerFlowExecutor e) {
-        Contender inner = executor(e, true);
-        final class Flow implements Contender, Traced {
-            @Override
-            public boolean submit(Runnable task) {
-                return inner.submit(task);
-            }
-
-            @Override
-            public void close() throws InterruptedException {
-                inner.close();
-            }
-
-            @Override
-            public String stats() {
-                return inner.stats();
-            }
-
-            @Override
-            public PowerFlowExecutor executor() {
-                return e;
-            }
-        }
-        return new Flow();
+        return executor(e, true);
     }
 
     /** The closed-loop bench's Netflix contender ({@link ClosedLoopBench#netflix}), as a field-trial one. */
@@ -325,7 +304,6 @@ public final class FieldTrial {
         /** 0: accepted, never ran (shed from a queue); 1: done; 2: refused at submit. */
         final byte[] status;
         final Histogram lateness = new Histogram(60_000_000_000L, 3);
-        String stats = "";
 
         Run(String contender, int n) {
             this.contender = contender;
@@ -358,7 +336,6 @@ public final class FieldTrial {
             tracer.interrupt();
         }
         for (int c = 0; c < names.length; c++) {
-            runs.get(c).stats = contenders.get(c).stats();
             contenders.get(c).close();
         }
         return runs;
@@ -372,10 +349,10 @@ public final class FieldTrial {
     private static Thread trace(String[] names, List<Contender> contenders, long start) {
         String which = traced;
         int c = Arrays.asList(names).indexOf(which);
-        if (c < 0 || !(contenders.get(c) instanceof Traced t)) {
+        PowerFlowExecutor e = c < 0 ? null : contenders.get(c).flowExecutor();
+        if (e == null) {
             return null;
         }
-        PowerFlowExecutor e = t.executor();
         return Thread.ofPlatform().daemon().start(() -> {
             try {
                 while (true) {
@@ -391,11 +368,6 @@ public final class FieldTrial {
                 // the run ended
             }
         });
-    }
-
-    /** A contender that is a flow executor, for the trace. */
-    interface Traced {
-        PowerFlowExecutor executor();
     }
 
     private static void arrive(Contender c, Run r, Downstream d, Schedule s, long start) {
