@@ -93,7 +93,9 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  * <li><b>The wait budget</b> (the executor's own pool, or any queue here, is the bottleneck): a
  *     task may wait before it starts at most {@code targetP99} less the run-time p99 the law reads
  *     (at least a tenth of the target; the whole target while the law finds it unreachable), set
- *     at every observation ({@link #MIN_WAIT_SHARE}). {@code execute}/{@code submit} refuse a task
+ *     at every observation ({@link #MIN_WAIT_SHARE}), and tightened within a window, at most once
+ *     per tenth of the observe interval, when the window so far (200 samples or more) reads a
+ *     higher run-time p99 than the one it was set from. {@code execute}/{@code submit} refuse a task
  *     by the {@link RejectionPolicy} ({@link ShedException} under {@code ABORT}) when the queue's
  *     oldest task has already waited longer; the dispatcher and a finishing worker shed a queued
  *     task of {@code submit}, {@code invokeAll} or {@code invokeAny} that has: its {@code Future}
@@ -298,6 +300,17 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     private static final AtomicInteger POOL_NUMBER = new AtomicInteger();
 
+    private static final java.lang.invoke.VarHandle NEXT_TIGHTEN;
+
+    static {
+        try {
+            NEXT_TIGHTEN = java.lang.invoke.MethodHandles.lookup()
+                    .findVarHandle(PowerFlowExecutor.class, "nextTighten", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     static final int RUNNING = 0;
     static final int SHUTDOWN = 1;
     static final int STOP = 2;
@@ -322,6 +335,13 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * law finds it unreachable. Written by the tick.
      */
     private volatile long waitBudgetNanos;
+    /** The run-time p99 the wait budget was last set from, ms; NaN when none (or unreachable). */
+    private volatile double budgetRunMs = Double.NaN;
+    /** The ticker time from which the wait budget may next be tightened (see {@link #tighten}). */
+    @SuppressWarnings("unused") // through NEXT_TIGHTEN
+    private volatile long nextTighten;
+    /** How often at most the wait budget is tightened within a window: a tenth of the observe interval. */
+    private final long tightenEveryNanos;
     private final RejectionPolicy rejectionPolicy;
     private final PoolSizer poolSizer;
 
@@ -379,6 +399,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         this.endToEnd = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
         this.shedding = b.shedding && !fixedRate;
         this.targetNanos = (long) Math.min(Long.MAX_VALUE / 4.0, b.targetP99 * 1e6);
+        this.tightenEveryNanos = Math.max(1, b.observeInterval.toNanos() / 10);
         this.waitBudgetNanos = targetNanos;
 
         int maxConcurrency = b.maxConcurrency > 0 ? b.maxConcurrency
@@ -530,8 +551,46 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * has already waited longer (in a steady queue a newcomer waits about as long as the head has).
      */
     private boolean lateAtDoor(long now) {
+        tighten(now);
         Runnable head = controller.queue().peek();
         return head instanceof Job j && now - j.enqueuedAt > waitBudgetNanos;
+    }
+
+    /**
+     * The samples the window so far must hold before its run-time p99 tightens the wait budget:
+     * with fewer, the p99 is the largest sample or next to it, and one slow call would shed for
+     * the rest of the window.
+     */
+    static final long TIGHTEN_SAMPLES = 200;
+
+    /**
+     * Tightens the wait budget, at most once per tenth of the observe interval, when the run-time
+     * p99 of the window so far (at least {@link #TIGHTEN_SAMPLES} samples) is above the one the
+     * budget was set from: the budget then becomes the target less it (at least the floor). The
+     * budget set at the window's end applies to the next window, and a run time that rises
+     * within it would otherwise let tasks that waited the old budget end late. It never loosens
+     * the budget; the next window's end sets it again. Whichever caller of {@link #lateAtDoor} or
+     * {@link #isLate} finds the time due does it (one, by a CAS).
+     */
+    private void tighten(long now) {
+        long due = nextTighten;
+        if (now - due < 0 || !NEXT_TIGHTEN.compareAndSet(this, due, now + tightenEveryNanos)) {
+            return;
+        }
+        double from = budgetRunMs;
+        if (Double.isNaN(from)) {
+            return; // before the first window, or the target is unreachable: the whole target
+        }
+        drainRecorders();
+        PowerHistogram.Snapshot window = controller.latency().snapshot();
+        if (window.count() < TIGHTEN_SAMPLES) {
+            return;
+        }
+        double run = window.quantile(controller.quantile());
+        if (run > from) {
+            budgetRunMs = run;
+            waitBudgetNanos = (long) Math.max(targetNanos - run * 1e6, MIN_WAIT_SHARE * targetNanos);
+        }
     }
 
     /** Refuses a task the queue cannot take ({@code late}: too late for the target) by the policy. */
@@ -561,7 +620,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * accepted (only the door refuses it).
      */
     boolean isLate(Job job, long now) {
-        return sheddable(job) && now - job.enqueuedAt > waitBudgetNanos;
+        if (!sheddable(job)) {
+            return false;
+        }
+        tighten(now);
+        return now - job.enqueuedAt > waitBudgetNanos;
     }
 
     /** Whether {@code job} may be shed at all: shedding is on and it is a {@code submit()}'s task. */
@@ -605,8 +668,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             double run = Double.isNaN(smoothed) ? last : Double.isNaN(last) ? smoothed : Math.max(smoothed, last);
             if (unreachable) {
                 waitBudgetNanos = targetNanos; // the run time alone is over: the wait alone must not be
+                budgetRunMs = Double.NaN;
             } else if (!Double.isNaN(run)) {
                 waitBudgetNanos = (long) Math.max(targetNanos - run * 1e6, MIN_WAIT_SHARE * targetNanos);
+                budgetRunMs = run;
             }
         }
         FlowEvents.executorWindow(name, last, e2eP99, waitBudgetNanos, shed.sum(), unreachable);

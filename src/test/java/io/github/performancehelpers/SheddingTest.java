@@ -161,6 +161,47 @@ class SheddingTest {
     }
 
     /**
+     * A run time that rises within a window tightens the budget before the window ends: after a
+     * window of 20-ms tasks (budget 30 ms), 100 samples of 40 ms in the window so far are too few
+     * to act on; 200 are enough, and the next task queued finds the budget at 50 − 40 = 10 ms. It
+     * is tightened at most once per tenth of the observe interval, and never below the floor.
+     */
+    @Test
+    void aRunTimeThatRisesWithinTheWindowTightensTheBudget() throws Exception {
+        PowerFlowExecutor e = onePool(RejectionPolicy.ABORT);
+        PowerFlowExecutorLoopTest.runTaking(e, t, 20);
+        t.advanceMillis(980);
+        s.runAll();
+        assertEquals(30e6, e.waitBudgetNanos(), 30e6 * 0.02);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        block(e, started, release);
+        started.await();
+        for (int i = 0; i < 100; i++) {
+            e.controller().record(40);
+        }
+        e.submit(() -> { }); // queued behind the busy thread: the door looks
+        assertEquals(30e6, e.waitBudgetNanos(), 30e6 * 0.02);
+        t.advanceMillis(100);
+        for (int i = 0; i < 100; i++) {
+            e.controller().record(40);
+        }
+        // The task queued 100 ms ago is past the tightened budget: the door refuses the next.
+        assertThrows(ShedException.class, () -> e.submit(() -> { }));
+        assertEquals(10e6, e.waitBudgetNanos(), 10e6 * 0.02);
+        for (int i = 0; i < 200; i++) {
+            e.controller().record(49);
+        }
+        assertThrows(ShedException.class, () -> e.submit(() -> { })); // not due: a tenth of a second has not passed
+        assertEquals(10e6, e.waitBudgetNanos(), 10e6 * 0.02);
+        t.advanceMillis(100);
+        assertThrows(ShedException.class, () -> e.submit(() -> { }));
+        assertEquals(5e6, e.waitBudgetNanos(), 1); // 50 − 49 is under the floor
+        release.countDown();
+        terminate(e);
+    }
+
+    /**
      * No throttling while the run time is under the target: a builder with no rate starts open,
      * and five healthy windows of 10-ms tasks leave it open, nothing refused or shed; the
      * end-to-end p99 of the last window is reported beside the run time.

@@ -13,6 +13,9 @@ import java.util.ArrayDeque;
  * the knee it trims once per ten windows instead of cutting on each noisy one. It climbs fast
  * again when, near the knee, a window with work waiting reads far under the knee's reading (the
  * downstream recovered), and after such a climb overshoots it goes to the middle of the two rates.
+ * Past its capacity estimate with the reading a quarter under the target and work waiting, it
+ * probes: the step doubles each window (2, 4, 8, 16, 30 %), for a downstream whose latency rises
+ * only at its knee shows a larger capacity in nothing else.
  * When cutting by a fifth does not lower the reading, the target is unreachable: it goes back to
  * the rate before the cuts and holds ({@link RateLaw.Stats#targetUnreachable()}).
  *
@@ -113,11 +116,23 @@ import java.util.ArrayDeque;
  *     the rate in force when it bound, else the work. Over the target with completions under 0.9 ×
  *     the offered work (a backlog growing), a window that is not loaded is saturated too.</li>
  * <li><b>Recovery.</b> Near the knee, a loaded window whose own reading (not the merged one) is at
- *     most {@code 0.6 ×} the knee's reading (the first reading of the slow climb, or trimming's aim
- *     {@code 0.95 × targetP99}) ends trimming, forgets the capacity and climbs by
- *     {@code 30 % × h} of that window. A reading over the target (up to twice) right after a fast
- *     climb goes to the middle of the rate before the climb and this one, or, when saturated, not
- *     below the rate before, at most {@code 0.85 × C}: the knee lies between them.</li>
+ *     most {@code 0.6 ×} the knee's reading (the first reading of the slow climb; while trimming,
+ *     the lowest one-window reading of the trim block, once it holds two windows) ends trimming,
+ *     forgets the capacity and climbs by {@code 30 % × h} of that window. Trimming's reference is
+ *     the block's, not its aim: a trim step down lowers the reading by itself (to the service
+ *     time's own p99 where the latency rises only at the knee), and the first window after it
+ *     still holds calls admitted before it. A trim block that ends trimming leaves the knee's
+ *     reading to the climb's next window. A reading over the target (up to twice) right after a
+ *     fast climb goes to the middle of the rate before the climb and this one, or, when saturated,
+ *     not below the rate before, at most {@code 0.85 × C}: the knee lies between them.</li>
+ * <li><b>Probing.</b> Near the knee, at or past the capacity estimate ({@code r ≥ C}, after the
+ *     raise above), a loaded window whose merged and own readings are both at most
+ *     {@code 0.75 × targetP99} climbs by {@code min(30 %, 2 % × 2^k)}, {@code k} such windows in a
+ *     row before it, instead of the slow step; any other window ends the run. A larger capacity
+ *     shows in nothing but completions where calls do not queue until every slot is busy, and
+ *     completions show only what was admitted. Where the estimate is right the probe goes past it
+ *     by 2 % and then 4 %, as far as the slow climb's next steps; a reading over the target then
+ *     trims (or, saturated, cuts to just under what was completed).</li>
  * <li><b>Unreachable target.</b> From the first reading over the target, two windows in a row at
  *     a flow cut to {@code 0.8 ×} the first one's or less, not saturated, whose reading is at least
  *     {@code 0.9 ×} the first one's: the rate does not set the latency. The rate goes back to the
@@ -283,6 +298,16 @@ public final class KneeAwareLaw implements RateLaw {
      * seconds of a steady downstream.
      */
     static final double RECOVERED = 0.6;
+    /**
+     * The probing climb past the capacity estimate multiplies its step by this each window (from
+     * {@link #SLOW_INCREASE} to {@link #FAST_INCREASE}: 2, 4, 8, 16, 30 %) while the reading stays a
+     * quarter or more under the target with work waiting. Where the latency rises only at the knee
+     * (slots whose calls do not queue until all are busy) a larger capacity shows in nothing but
+     * completions, and the rate must climb to see it: a doubling reaches twice the estimate in six
+     * windows, and where the estimate is right it goes past it by 2 % and then 4 %, as far as the
+     * slow climb's next steps would.
+     */
+    static final double PROBE = 2;
 
     private final double target;
     private final double quantile;
@@ -305,6 +330,10 @@ public final class KneeAwareLaw implements RateLaw {
     /** The windows of the trim block so far; null at its start. */
     private PowerHistogram.Snapshot block;
     private int blockWindows;
+    /** The lowest one-window reading of the trim block so far, ms; NaN at its start. */
+    private double blockFloor = Double.NaN;
+    /** Windows in a row of the probing climb above the capacity estimate (see {@link #PROBE}). */
+    private int probes;
     /** Trim blocks in a row that stepped up. */
     private int ups;
     /** Windows since the last one a pause excused. */
@@ -424,17 +453,24 @@ public final class KneeAwareLaw implements RateLaw {
         boolean tooFew = sparse && held < enough && recent.size() < MAX_WINDOWS;
         boolean wasClimbing = climbing;
         climbing = false;
+        int probed = probes;
+        probes = 0;
         double fastFrom = climbedFrom;
         climbedFrom = Double.NaN;
         // The window alone, not the merged reading: two windows before a recovery hold the merge up.
         double own = RateLaw.reading(window, quantile);
-        if (trimming && loaded && own <= RECOVERED * kneeReading) {
-            trimming = false; // work waits and the reading fell far under the aim: the downstream does more
+        if (trimming && loaded && blockWindows >= 2 && own <= RECOVERED * blockFloor) {
+            // Work waits and the window read far under every window of the block at this rate:
+            // the downstream does more. Not against the aim, nor before two windows at the rate: a
+            // trim step down lowers the reading by itself (to the service time's own p99 where
+            // latency rises only at the knee), and the first window after it still drains calls
+            // admitted before it.
+            trimming = false;
             newBlock();
         }
         if (trimming) {
             if (m <= target || !(saturated || (m > TRIM_LEAVE * target && !tooFew))) {
-                return trim(window, rate);
+                return trim(window, own, rate);
             }
             trimming = false; // the downstream changed: the law's cut below
         } else if (wasClimbing && m > target && m <= TRIM_LEAVE * target && !saturated && !sparse
@@ -459,7 +495,7 @@ public final class KneeAwareLaw implements RateLaw {
         if (m <= target) {
             endCuts();
             unreachable = false;
-            return clamp(increase(m, Math.min(m, own), rate, loaded));
+            return clamp(increase(m, Math.min(m, own), rate, loaded, probed));
         }
         if (unreachable) {
             if (!saturated && m <= TRIM_LEAVE * Math.max(target, flatReading)) {
@@ -565,7 +601,7 @@ public final class KneeAwareLaw implements RateLaw {
     }
 
     /** The step for a reading {@code m} at or under the target (class description, "Increase"), unclamped. */
-    private double increase(double m, double own, double rate, boolean loaded) {
+    private double increase(double m, double own, double rate, boolean loaded, int probed) {
         double headroom = Math.min(1.0, (target - m) / (HEADROOM_BAND * target));
         if (rate > capacity) {
             // At or under the target above the capacity estimate: the downstream does more
@@ -577,6 +613,18 @@ public final class KneeAwareLaw implements RateLaw {
             if (!(loaded && own <= RECOVERED * kneeReading)) {
                 if (Double.isNaN(kneeReading)) {
                     kneeReading = m;
+                }
+                if (loaded && rate >= capacity && Math.max(m, own) <= (1 - HEADROOM_BAND) * target) {
+                    // At or past the capacity estimate, work waiting, and the reading still a
+                    // quarter or more under the target: the estimate is stale (the downstream
+                    // recovered without the latency showing it, as where it rises only at the
+                    // knee). Probe: the step doubles each such window, from the slow one to the
+                    // fast one; the first reading over the target trims, or, after a fast step,
+                    // bisects.
+                    double step = Math.min(FAST_INCREASE, SLOW_INCREASE * Math.pow(PROBE, probed));
+                    probes = probed + 1;
+                    climbedFrom = step > SLOW_INCREASE ? rate : Double.NaN;
+                    return rate * (1 + step);
                 }
                 return rate * (1 + SLOW_INCREASE * headroom);
             }
@@ -621,9 +669,10 @@ public final class KneeAwareLaw implements RateLaw {
     }
 
     /** One window of trimming: the rate holds until the block is whole, then moves once. */
-    private double trim(PowerHistogram.Snapshot window, double rate) {
+    private double trim(PowerHistogram.Snapshot window, double own, double rate) {
         block = block == null ? window : block.merge(window);
         blockWindows++;
+        blockFloor = Double.isNaN(blockFloor) ? own : Math.min(blockFloor, own);
         boolean whole = blockWindows >= MAX_TRIM_WINDOWS
                 || (blockWindows >= TRIM_WINDOWS && block.count() >= trimEnough);
         if (!whole) {
@@ -640,6 +689,7 @@ public final class KneeAwareLaw implements RateLaw {
             // again where it next reads over the target.
             trimming = false;
             climbing = true;
+            kneeReading = Double.NaN; // the climb's first reading is the knee's again, not the aim
         }
         if (reading <= target && next > capacity) {
             capacity = next; // under the target above the estimate: the downstream does more
@@ -656,6 +706,7 @@ public final class KneeAwareLaw implements RateLaw {
     private void newBlock() {
         block = null;
         blockWindows = 0;
+        blockFloor = Double.NaN;
     }
 
     /** The trim step for a reading: {@code (aim / reading)^(1 / elasticity)}, bounded. */
@@ -714,6 +765,7 @@ public final class KneeAwareLaw implements RateLaw {
         trimming = false;
         newBlock();
         ups = 0;
+        probes = 0;
         recent.clear();
         smoothed = Double.NaN;
         capacity = Double.POSITIVE_INFINITY;

@@ -164,6 +164,55 @@ class KneeAwareLawDownstreamTest {
         }
     }
 
+    /**
+     * A downstream of slots whose calls do not queue until all are busy: its p99 is the service
+     * time's own, 25 ms, up to 98 % utilisation, and 100 ms past it; past C it completes C per
+     * second. Its latency shows nothing of a larger capacity.
+     */
+    private static double slots(KneeAwareLawDownstreamTest test, PowerFlowController<String> flow, double capacity,
+            double offered) {
+        double admitted = Math.min(offered, flow.rate());
+        long done = (long) Math.min(admitted, capacity);
+        return test.window(flow, (long) offered, done, admitted / capacity < 0.98 ? 25 : 100);
+    }
+
+    /**
+     * Where the latency rises only at the knee, the climb probes past the capacity estimate (the
+     * step doubles each window, 2 % to 30 %). Settled, it goes past the knee by at most 5 %; after the capacity doubles under overload, the rate
+     * is at 85 % of the new capacity or more within 20 observations (what is left of a trim block,
+     * up to ten windows; the 2 % climb to the old estimate; then six probes), where the slow climb
+     * took more than 30; it stays under the
+     * target's knee there (never a window past 1.3 × the new capacity, a cut on each overshoot),
+     * and after the capacity halves again the rate is under it within two observations.
+     */
+    @Test
+    void whereLatencyRisesOnlyAtTheKneeTheClimbProbesPastAStaleEstimate() {
+        PowerFlowController<String> flow = open();
+        for (int w = 0; w < 60; w++) {
+            double r = slots(this, flow, 1000, 3000);
+            // Settled, a trim step down reads the service time's own p99, which is no recovery: no
+            // fast climb past the knee (the rule compares a window with the block's at its rate).
+            assertTrue(w < 10 || r <= 1.05 * 1000, "window " + (w + 1) + ": " + r);
+        }
+        assertTrue(flow.rate() < 1000 && flow.rate() > 800, "settled at " + flow.rate());
+        double[] rates = new double[40];
+        int reached = -1;
+        for (int w = 0; w < rates.length; w++) {
+            rates[w] = slots(this, flow, 2000, 3000);
+            if (reached < 0 && rates[w] >= 0.85 * 2000) {
+                reached = w + 1;
+            }
+        }
+        String trace = java.util.Arrays.toString(rates);
+        assertTrue(reached > 0 && reached <= 20, "reached 1,700/s at observation " + reached + ": " + trace);
+        for (int w = reached; w < rates.length; w++) {
+            assertTrue(rates[w] >= 0.8 * 2000 && rates[w] <= 1.3 * 2000, "observation " + (w + 1) + ": " + trace);
+        }
+        double first = slots(this, flow, 1000, 3000);
+        double second = slots(this, flow, 1000, 3000);
+        assertTrue(Math.min(first, second) < 1000, "after the halving: " + first + ", " + second);
+    }
+
     /** At an open rate a healthy window changes nothing: no throttling while the p99 is under the target. */
     @Test
     void atAnOpenRateAHealthyWindowKeepsItOpen() {

@@ -215,16 +215,67 @@ class KneeAwareLawTest {
     }
 
     /**
-     * A rate that climbed past the capacity estimate with the reading still under the target
-     * carries the estimate up with it, so the climb there stays the slow one.
+     * A rate that climbed past the capacity estimate with the reading under the target carries the
+     * estimate up with it; with less than a quarter of headroom the climb there stays the slow one.
      */
     @Test
     void underTheTargetAboveTheCapacityTheEstimateFollowsTheRate() {
         PowerFlowController<String> flow = knee(100);
         assertEquals(50, window(flow, 50, 300), 1e-9); // saturated: C = 50
-        assertEquals(51, window(flow, 50, 30), 1e-9); // near the knee: + 2 %
-        assertEquals(51 * 1.02, window(flow, 51, 30), 1e-9); // 51 > C: C = 51, still + 2 %
-        assertEquals(51, flow.stats().capacityEstimate(), 1e-9);
+        assertEquals(50 * (1 + 0.02 * 0.8), window(flow, 50, 48), 1e-9); // near the knee: + 2 % × h (48 ms: h = 0.8)
+        double r = 50 * (1 + 0.02 * 0.8);
+        assertEquals(r * (1 + 0.02 * 0.8), window(flow, (int) r, 48), 1e-9); // > C: C = r, still slow
+        assertEquals(r, flow.stats().capacityEstimate(), 1e-9);
+    }
+
+    /**
+     * At or past the capacity estimate with work waiting and the reading a quarter or more under
+     * the target, the estimate is stale (a downstream whose latency rises only at its knee shows a
+     * larger capacity in nothing else): the step doubles each window, 2, 4, 8, 16, then 30 %; the
+     * first window with less headroom goes back to the slow step, and a reading over the target
+     * after a step past 2 % goes to the middle of the two rates.
+     */
+    @Test
+    void pastAStaleEstimateTheClimbProbes() {
+        PowerFlowController<String> flow = knee(100);
+        assertEquals(50, window(flow, 50, 300), 1e-9); // saturated: C = 50
+        double r = 50;
+        for (double step : new double[] {0.02, 0.04, 0.08, 0.16, 0.30, 0.30}) {
+            double next = r * (1 + step);
+            assertEquals(next, window(flow, (int) r, 30), 1e-9, "step " + step);
+            r = next;
+        }
+        double slow = r * (1 + 0.02 * 0.8);
+        assertEquals(slow, window(flow, (int) r, 48), 1e-9); // h = 0.8: slow again
+        // The merged reading still holds the 48-ms window: still the slow step, not a probe.
+        assertEquals(slow * (1 + 0.02 * 0.8), window(flow, (int) slow, 30), 1e-9);
+    }
+
+    /**
+     * A reading over the target after a probing step that the downstream kept up with trims from
+     * there; a saturated one cuts to just under what it completed.
+     */
+    @Test
+    void aProbeThatGoesOverTrimsOrCuts() {
+        double[] rates = {500, 510, 530.4, 572.832, 664.48512, 863.830656};
+        PowerFlowController<String> trims = knee(1000);
+        assertEquals(500, window(trims, 500, 300), 1e-9); // saturated: C = 500
+        for (int w = 1; w <= 3; w++) {
+            assertEquals(rates[w], window(trims, (int) rates[w - 1], 30), 1e-9, "probe " + w);
+        }
+        // Kept up, 80 ms, near the knee (C = 530.4): trimming, × (0.95 × 60 / 80)^(1/6).
+        assertEquals(rates[3] * Math.pow(57.0 / 80, 1 / 6.0), window(trims, (int) rates[3], 80), 1e-9);
+        assertTrue(trims.kneeTrimming());
+
+        PowerFlowController<String> cuts = knee(1000);
+        assertEquals(500, window(cuts, 500, 300), 1e-9);
+        for (int w = 1; w <= 5; w++) {
+            assertEquals(rates[w], window(cuts, (int) rates[w - 1], 30), 1e-9, "probe " + w);
+        }
+        // 700 done of 863 admitted, 80 ms: saturated, C = 700, to 0.85 × 700.
+        assertEquals(0.85 * 700, window(cuts, 700, 80), 1e-9);
+        assertFalse(cuts.kneeTrimming());
+        assertEquals(700, cuts.stats().capacityEstimate(), 1e-9);
     }
 
     /** An unsaturated spike cuts by at most half too. */
