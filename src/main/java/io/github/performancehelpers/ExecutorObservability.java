@@ -5,6 +5,7 @@ import io.github.performancehelpers.internal.Publication;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import io.github.performancehelpers.internal.Access;
+import io.github.performancehelpers.metrics.FlowMetric;
 import io.github.performancehelpers.metrics.MetricsCollector;
 import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
 
@@ -60,7 +61,8 @@ final class ExecutorObservability implements AutoCloseable {
     /**
      * Registers the metrics and the MXBean, as asked; all or nothing.
      *
-     * @throws IllegalStateException if a metric or the MBean name is already registered
+     * @throws IllegalStateException    if a metric or the MBean name is already registered
+     * @throws IllegalArgumentException if the collector returned a null registration
      */
     void publish() {
         if (collector == null && !jmx) {
@@ -69,26 +71,26 @@ final class ExecutorObservability implements AutoCloseable {
         PowerFlowExecutor e = executor;
         Publication p = new Publication(collector, e.name(), TYPE);
         try {
-            p.gauge("power.flow.rate", () -> e.controller().rate());
-            p.gauge("power.flow.p99", () -> e.controller().lastObservedP99());
-            p.gauge("power.flow.depth", () -> e.controller().depth());
-            p.gauge("power.flow.pool.size", e::poolSize);
-            p.gauge("power.flow.running", () -> e.runningNow());
-            p.gauge("power.flow.saturated", () -> LOOP.loopSaturated(e.controller()) ? 1 : 0);
-            p.gauge("power.flow.stale", () -> isStale() ? 1 : 0);
-            p.gauge("power.flow.end.to.end.p99", () -> e.lastEndToEndP99());
-            p.gauge("power.flow.target.unreachable", () -> LOOP.lawStats(e.controller()).targetUnreachable() ? 1 : 0);
-            p.counter("power.flow.submitted", () -> e.submittedCount());
-            p.counter("power.flow.admitted", () -> LOOP.admittedCount(e.controller()));
-            p.counter("power.flow.dropped", () -> e.controller().dropped());
-            p.counter("power.flow.rejected", () -> e.rejectedCount());
-            p.counter("power.flow.observations", () -> LOOP.observationCount(e.controller()));
-            p.counter("power.flow.pauses.excused", () -> LOOP.pausesExcused(e.controller()));
-            p.counter("power.flow.completed", () -> e.completedCount());
-            p.counter("power.flow.failed", () -> e.failedCount());
-            p.counter("power.flow.cancelled", () -> e.cancelledCount());
-            p.counter("power.flow.shed", () -> e.shedCount());
-            p.counter("power.flow.stale.episodes", staleEpisodes::get);
+            p.gauge(FlowMetric.RATE, () -> e.controller().rate());
+            p.gauge(FlowMetric.LAST_OBSERVED_P99, () -> e.controller().lastObservedP99());
+            p.gauge(FlowMetric.DEPTH, () -> e.controller().depth());
+            p.gauge(FlowMetric.POOL_SIZE, e::poolSize);
+            p.gauge(FlowMetric.RUNNING, () -> e.runningNow());
+            p.gauge(FlowMetric.SATURATED, () -> LOOP.loopSaturated(e.controller()) ? 1 : 0);
+            p.gauge(FlowMetric.STALE, () -> isStale() ? 1 : 0);
+            p.gauge(FlowMetric.LAST_END_TO_END_P99, () -> e.lastEndToEndP99());
+            p.gauge(FlowMetric.TARGET_UNREACHABLE, () -> LOOP.lawStats(e.controller()).targetUnreachable() ? 1 : 0);
+            p.counter(FlowMetric.SUBMITTED, () -> e.submittedCount());
+            p.counter(FlowMetric.ADMITTED, () -> LOOP.admittedCount(e.controller()));
+            p.counter(FlowMetric.DROPPED, () -> e.controller().dropped());
+            p.counter(FlowMetric.REJECTED, () -> e.rejectedCount());
+            p.counter(FlowMetric.OBSERVATIONS, () -> LOOP.observationCount(e.controller()));
+            p.counter(FlowMetric.PAUSES_EXCUSED, () -> LOOP.pausesExcused(e.controller()));
+            p.counter(FlowMetric.COMPLETED, () -> e.completedCount());
+            p.counter(FlowMetric.FAILED, () -> e.failedCount());
+            p.counter(FlowMetric.CANCELLED, () -> e.cancelledCount());
+            p.counter(FlowMetric.SHED, () -> e.shedCount());
+            p.counter(FlowMetric.STALE_EPISODES, staleEpisodes::get);
             if (jmx) {
                 p.mbean(MBEAN_TYPE, e.name(), new Bean(), PowerFlowExecutorMXBean.class);
             }
@@ -181,12 +183,12 @@ final class ExecutorObservability implements AutoCloseable {
 
         @Override
         public double getP99() {
-            return executor.controller().lastObservedP99();
+            return executor.controller().p99().orElse(Double.NaN);
         }
 
         @Override
-        public double getWindowP99() {
-            return executor.controller().p99().orElse(Double.NaN);
+        public double getLastObservedP99() {
+            return executor.controller().lastObservedP99();
         }
 
         @Override

@@ -64,7 +64,7 @@ class JmxTest {
         assertEquals(77.25, rate, 0.05 * 500 * 0.011);
         assertEquals((int) Math.ceil(2 * rate * 0.05), SERVER.getAttribute(on, "PoolSize")); // littlesLaw(50 ms)
         assertEquals(Boolean.FALSE, SERVER.getAttribute(on, "Saturated"));
-        assertEquals(500.0, (double) SERVER.getAttribute(on, "P99"), 500 * 0.011);
+        assertEquals(500.0, (double) SERVER.getAttribute(on, "LastObservedP99"), 500 * 0.011);
         assertEquals(Boolean.FALSE, SERVER.getAttribute(on, "Stale"));
         t.advanceMillis(3001);
         assertEquals(Boolean.TRUE, SERVER.getAttribute(on, "Stale"));
@@ -185,7 +185,7 @@ class JmxTest {
         assertEquals(1L, SERVER.getAttribute(on, "Dropped"));
         assertEquals(2, SERVER.getAttribute(on, "Depth"));
         f.record(500);
-        assertEquals(500.0, (double) SERVER.getAttribute(on, "WindowP99"), 500 * 0.011);
+        assertEquals(500.0, (double) SERVER.getAttribute(on, "P99"), 500 * 0.011);
         f.observe();
         assertEquals(1L, SERVER.getAttribute(on, "Observations"));
         assertEquals(10.0, SERVER.getAttribute(on, "Rate"));

@@ -49,9 +49,9 @@ class ObservabilityTest {
         InMemoryMetricsCollector c = MetricsCollector.inMemory();
         String name = unique("obs");
         PowerFlowExecutor e = loop(new FakeTicker(), new ManualScheduler()).name(name).observability(c).build();
-        for (String m : new String[] {"rate", "p99", "depth", "pool.size", "running", "saturated", "stale",
+        for (String m : new String[] {"rate", "last.observed.p99", "depth", "pool.size", "running", "saturated", "stale",
                 "submitted", "admitted", "dropped", "rejected", "observations", "pauses.excused", "completed",
-                "failed", "cancelled", "stale.episodes", "shed", "end.to.end.p99", "target.unreachable"}) {
+                "failed", "cancelled", "stale.episodes", "shed", "last.end.to.end.p99", "target.unreachable"}) {
             assertNotNull(c.value("power.flow." + m, executorTags(name)), m);
         }
         assertEquals(20, c.size());
@@ -68,7 +68,7 @@ class ObservabilityTest {
         PowerFlowExecutor e = loop(t, s).name(name).observability(c).build();
         assertEquals(100.0, get(c, "power.flow.rate", name));
         assertEquals(10.0, get(c, "power.flow.pool.size", name)); // littlesLaw(50 ms): ceil(2 x 100 x 0.05)
-        assertTrue(Double.isNaN(get(c, "power.flow.p99", name)));
+        assertTrue(Double.isNaN(get(c, "power.flow.last.observed.p99", name)));
         runTaking(e, t, 500);
         await(() -> e.stats().completed() == 1); // counted just after the run time is recorded
         assertEquals(1L, c.value("power.flow.completed", executorTags(name)));
@@ -76,7 +76,7 @@ class ObservabilityTest {
         t.advanceMillis(500);
         s.runAll();
         assertEquals(1L, c.value("power.flow.observations", executorTags(name)));
-        assertEquals(500.0, get(c, "power.flow.p99", name), 500 * 0.011);
+        assertEquals(500.0, get(c, "power.flow.last.observed.p99", name), 500 * 0.011);
         // The executor's PI law starts at its rate: 100 + kp x (45 - 500), the loop's target nine tenths of 50.
         assertEquals(77.25, get(c, "power.flow.rate", name), 0.05 * 500 * 0.011);
         assertEquals(0.0, get(c, "power.flow.saturated", name));
@@ -241,7 +241,7 @@ class ObservabilityTest {
         f.record(40);
         f.observe();
         assertEquals(1L, c.value("power.flow.observations", controllerTags(name)));
-        assertEquals(40.0, c.value("power.flow.p99", controllerTags(name)).doubleValue(), 40 * 0.011);
+        assertEquals(40.0, c.value("power.flow.last.observed.p99", controllerTags(name)).doubleValue(), 40 * 0.011);
         assertEquals(f.rate(), c.value("power.flow.rate", controllerTags(name)).doubleValue());
         f.close();
         assertEquals(0, c.size());

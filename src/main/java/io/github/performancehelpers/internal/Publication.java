@@ -3,6 +3,7 @@ package io.github.performancehelpers.internal;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.DoubleSupplier;
@@ -13,12 +14,21 @@ import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.MalformedObjectNameException;
 import javax.management.ObjectName;
-import javax.management.StandardMBean;
+import io.github.performancehelpers.metrics.FlowMetric;
+import io.github.performancehelpers.metrics.InMemoryMetricsCollector;
 import io.github.performancehelpers.metrics.MetricsCollector;
 
 /**
  * What one executor or controller has published: its {@link MetricsCollector} registrations and
  * its MBean. Built all-or-nothing (a failure closes what was registered before it), closed once.
+ *
+ * <p>It holds every supplier it registered strongly, for as long as it lives (so at least until
+ * {@link #close()}, and a read racing with the close still finds its supplier): a collector may hold
+ * them weakly (Micrometer holds a gauge's and a function counter's object through a
+ * {@code WeakReference}), and nothing else refers to the lambdas the library registers, so
+ * without this hold they would be collected at the first GC and the bridge would read NaN and
+ * frozen counters. The publication itself is held by its executor (reachable from its threads
+ * while it runs) or its controller.
  *
  * <p><b>Thread safety.</b> Built by one thread (the builder's); {@link #close()} is safe from any
  * thread and acts once.
@@ -33,6 +43,8 @@ public final class Publication implements AutoCloseable {
     private final MetricsCollector collector;
     private final Map<String, String> tags;
     private final List<MetricsCollector.Registration> registrations = new ArrayList<>();
+    /** The registered suppliers, held strongly (see the class comment); never read. */
+    private final List<Object> suppliers = new ArrayList<>();
     private ObjectName objectName;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -47,16 +59,49 @@ public final class Publication implements AutoCloseable {
         this.tags = Map.of("name", name, "type", type);
     }
 
-    public void gauge(String metric, DoubleSupplier value) {
+    /**
+     * Registers a gauge, if there is a collector.
+     *
+     * @throws IllegalArgumentException if the metric is not a gauge, or the collector returned a
+     *                                  null registration (naming the collector and the metric)
+     */
+    public void gauge(FlowMetric metric, DoubleSupplier value) {
         if (collector != null) {
-            registrations.add(collector.registerGauge(metric, tags, value));
+            expect(metric, FlowMetric.Kind.GAUGE);
+            suppliers.add(value);
+            add(metric, collector.registerGauge(metric.metricName(), tags, value));
         }
     }
 
-    public void counter(String metric, LongSupplier value) {
+    /**
+     * Registers a counter, if there is a collector.
+     *
+     * @throws IllegalArgumentException if the metric is not a counter, or the collector returned a
+     *                                  null registration (naming the collector and the metric)
+     */
+    public void counter(FlowMetric metric, LongSupplier value) {
         if (collector != null) {
-            registrations.add(collector.registerCounter(metric, tags, value));
+            expect(metric, FlowMetric.Kind.COUNTER);
+            suppliers.add(value);
+            add(metric, collector.registerCounter(metric.metricName(), tags, value));
         }
+    }
+
+    private static void expect(FlowMetric metric, FlowMetric.Kind kind) {
+        if (metric.kind() != kind) {
+            throw new IllegalArgumentException(metric.metricName() + " is a " + metric.kind() + ", not a " + kind);
+        }
+    }
+
+    /** A null handle could never be closed: refused now, by name, rather than failing at every close. */
+    private void add(FlowMetric metric, MetricsCollector.Registration r) {
+        if (r == null) {
+            throw new IllegalArgumentException("observability collector " + collector + " (" + collector.getClass()
+                    .getName() + ") returned a null Registration for " + metric.kind().name().toLowerCase(Locale.ROOT)
+                    + " " + InMemoryMetricsCollector.key(metric.metricName(), tags)
+                    + "; registerGauge and registerCounter must return the handle that removes the metric");
+        }
+        registrations.add(r);
     }
 
     /**
@@ -68,7 +113,7 @@ public final class Publication implements AutoCloseable {
         ObjectName on = objectName(type, name);
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
-            server.registerMBean(new StandardMBean(impl, iface, true), on);
+            server.registerMBean(new DescribedMXBean<>(impl, iface), on);
         } catch (InstanceAlreadyExistsException e) {
             throw new IllegalStateException("JMX name already registered: " + on
                     + " (another live instance has the name \"" + name + "\"; give each a unique name)", e);

@@ -1,6 +1,7 @@
 package io.github.performancehelpers.loop;
 
 import io.github.performancehelpers.internal.Publication;
+import io.github.performancehelpers.metrics.FlowMetric;
 import io.github.performancehelpers.metrics.MetricsCollector;
 import io.github.performancehelpers.metrics.PowerFlowControllerMXBean;
 
@@ -21,21 +22,22 @@ final class ControllerObservability {
      * Registers the controller's metrics (if {@code collector} is not null) and MXBean (if
      * {@code jmx}); all or nothing.
      *
-     * @throws IllegalStateException if a metric or the MBean name is already registered
+     * @throws IllegalStateException    if a metric or the MBean name is already registered
+     * @throws IllegalArgumentException if the collector returned a null registration
      */
     static Publication publish(PowerFlowController<?> c, MetricsCollector collector, boolean jmx) {
         Publication p = new Publication(collector, c.name(), TYPE);
         try {
-            p.gauge("power.flow.rate", c::rate);
-            p.gauge("power.flow.p99", c::lastObservedP99);
-            p.gauge("power.flow.depth", c::depth);
-            p.gauge("power.flow.saturated", () -> c.loopSaturated() ? 1 : 0);
-            p.counter("power.flow.submitted", () -> c.submittedCount());
-            p.counter("power.flow.admitted", () -> c.admittedCount());
-            p.counter("power.flow.dropped", c::dropped);
-            p.counter("power.flow.recorded", () -> c.recordedCount());
-            p.counter("power.flow.observations", () -> c.observationCount());
-            p.counter("power.flow.pauses.excused", () -> c.pausesExcused());
+            p.gauge(FlowMetric.RATE, c::rate);
+            p.gauge(FlowMetric.LAST_OBSERVED_P99, c::lastObservedP99);
+            p.gauge(FlowMetric.DEPTH, c::depth);
+            p.gauge(FlowMetric.SATURATED, () -> c.loopSaturated() ? 1 : 0);
+            p.counter(FlowMetric.SUBMITTED, () -> c.submittedCount());
+            p.counter(FlowMetric.ADMITTED, () -> c.admittedCount());
+            p.counter(FlowMetric.DROPPED, c::dropped);
+            p.counter(FlowMetric.RECORDED, () -> c.recordedCount());
+            p.counter(FlowMetric.OBSERVATIONS, () -> c.observationCount());
+            p.counter(FlowMetric.PAUSES_EXCUSED, () -> c.pausesExcused());
             if (jmx) {
                 p.mbean(MBEAN_TYPE, c.name(), new Bean(c), PowerFlowControllerMXBean.class);
             }
@@ -75,12 +77,12 @@ final class ControllerObservability {
 
         @Override
         public double getP99() {
-            return c.lastObservedP99();
+            return c.p99().orElse(Double.NaN);
         }
 
         @Override
-        public double getWindowP99() {
-            return c.p99().orElse(Double.NaN);
+        public double getLastObservedP99() {
+            return c.lastObservedP99();
         }
 
         @Override

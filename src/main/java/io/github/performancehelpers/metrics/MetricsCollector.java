@@ -15,29 +15,26 @@ import io.github.performancehelpers.loop.PowerFlowController;
  * it wants (a scrape, a {@link InMemoryMetricsCollector#snapshot()}). Nothing is pushed per task,
  * so publishing costs the hot path nothing. The registrations are closed when the executor
  * terminates or the controller is {@linkplain PowerFlowController#close() closed}. This is the
- * shape of Micrometer's {@code Gauge} and {@code FunctionCounter}, so a bridge is a few lines:
+ * shape of Micrometer's {@code Gauge} and {@code FunctionCounter}; the tested Micrometer binding
+ * is the artifact {@code io.github.performancehelpers:performance-helpers-micrometer}
+ * ({@code MicrometerMetricsCollector}), and a bridge to another library is as short.
  *
- * <pre>{@code
- * MetricsCollector micrometer = new MetricsCollector() {
- *     public Registration registerGauge(String name, Map<String, String> tags, DoubleSupplier value) {
- *         Gauge g = Gauge.builder(name, value, DoubleSupplier::getAsDouble)
- *                 .tags(tags.entrySet().stream().map(e -> Tag.of(e.getKey(), e.getValue())).toList())
- *                 .register(registry);
- *         return () -> registry.remove(g);
- *     }
- *     public Registration registerCounter(String name, Map<String, String> tags, LongSupplier value) {
- *         FunctionCounter c = FunctionCounter.builder(name, value, LongSupplier::getAsLong)
- *                 .tags(tags.entrySet().stream().map(e -> Tag.of(e.getKey(), e.getValue())).toList())
- *                 .register(registry);
- *         return () -> registry.remove(c);
- *     }
- * };
- * }</pre>
+ * <p><b>Who holds the suppliers.</b> The library holds every supplier it registers strongly for
+ * as long as the registration lives, so a collector may hold them weakly, as Micrometer does
+ * (it holds a gauge's and a function counter's object through a {@code WeakReference}): the
+ * numbers keep being reported after a garbage collection, until the registration is closed.
  *
- * <p>Names are dotted and lower case ({@code power.flow.rate}); every number carries the tags
- * {@code name} (the executor's or controller's name) and {@code type} ({@code executor} or
- * {@code controller}). Gauges are instantaneous values; counters are monotonic totals since
- * construction.
+ * <p><b>Names, units, meaning.</b> Every name the library registers is a {@link FlowMetric}, which
+ * gives its kind, its {@linkplain FlowMetric#unit() unit} and its description; look a name up
+ * with {@link FlowMetric#named(String)}. Names are dotted and lower case
+ * ({@code power.flow.rate}); every number carries the tags {@code name} (the executor's or
+ * controller's name) and {@code type} ({@code executor} or {@code controller}). Gauges are
+ * instantaneous values; counters are monotonic totals since construction. Latencies are in
+ * milliseconds, as in {@code stats()} and JMX; a bridge whose convention is seconds converts.
+ *
+ * <p><b>A null {@link Registration}</b> is refused: the build that registered it fails with an
+ * {@link IllegalArgumentException} naming the collector and the metric, and what was registered
+ * before it is closed.
  *
  * <p><b>Thread safety.</b> Implementations must be safe for concurrent use by any number of
  * threads, and a supplier may be called from any thread at any time until its registration is
@@ -54,7 +51,7 @@ public interface MetricsCollector {
      * @param name  the metric name, such as {@code power.flow.rate}
      * @param tags  the tags (an unmodifiable map)
      * @param value reads the current value; may be called from any thread
-     * @return the handle that removes the gauge
+     * @return the handle that removes the gauge; never null (a null fails the build that asked)
      * @throws NullPointerException  if any argument is null
      * @throws IllegalStateException if the collector refuses a duplicate name and tags (the
      *                               in-memory collector does)
@@ -67,7 +64,7 @@ public interface MetricsCollector {
      * @param name  the metric name, such as {@code power.flow.dropped}
      * @param tags  the tags (an unmodifiable map)
      * @param value reads the current total; never decreases
-     * @return the handle that removes the counter
+     * @return the handle that removes the counter; never null (a null fails the build that asked)
      * @throws NullPointerException  if any argument is null
      * @throws IllegalStateException if the collector refuses a duplicate name and tags (the
      *                               in-memory collector does)

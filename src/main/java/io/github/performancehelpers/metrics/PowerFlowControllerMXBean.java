@@ -14,6 +14,8 @@ import io.github.performancehelpers.loop.PowerFlowController;
  *
  * @since 0.1.0
  */
+@Description("A PowerFlowController (performance-helpers): the closed loop that paces admissions from a bounded"
+        + " queue and moves the rate to hold the p99 latency at targetP99. Read-only, read live.")
 public interface PowerFlowControllerMXBean extends FlowLoopAttributes {
 
     /**
@@ -21,6 +23,7 @@ public interface PowerFlowControllerMXBean extends FlowLoopAttributes {
      *
      * @return the count
      */
+    @Description("Latency samples recorded, since construction")
     long getRecorded();
 
     /**
@@ -28,5 +31,6 @@ public interface PowerFlowControllerMXBean extends FlowLoopAttributes {
      *
      * @return the count
      */
+    @Description("Calls of onRateChange that threw, since construction")
     long getCallbackFailures();
 }

@@ -15,6 +15,9 @@ import io.github.performancehelpers.PowerFlowExecutor;
  *
  * @since 0.1.0
  */
+@Description("A PowerFlowExecutor (performance-helpers): an ExecutorService that starts its tasks at a rate the"
+        + " closed loop moves to hold their p99 latency at targetP99, refusing or shedding what cannot finish in time."
+        + " Read-only, read live.")
 public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
 
     /**
@@ -22,13 +25,18 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
      *
      * @return {@code RUNNING}, {@code SHUTTING_DOWN} or {@code TERMINATED}
      */
+    @Description("The lifecycle state: RUNNING, SHUTTING_DOWN or TERMINATED")
     String getState();
 
     /**
-     * The p99 of the time tasks waited before they started, in the current window.
+     * The p99 of the time tasks waited before they started, in the current, partial window, as
+     * {@code stats().queueWaitP99()}.
      *
      * @return milliseconds; {@code NaN} when the window is empty
      */
+    @Description("The p99 of the time tasks waited before they started (queue, rate limiter, slot) in the current,"
+            + " partial window, as stats().queueWaitP99(); NaN when the window is empty")
+    @Units(Units.MILLISECONDS)
     double getQueueWaitP99();
 
     /**
@@ -36,6 +44,7 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
      *
      * @return the pool size, or -1
      */
+    @Description("The delegate's size in force (its concurrency bound); -1 for a delegate that is not sized")
     int getPoolSize();
 
     /**
@@ -43,6 +52,7 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
      *
      * @return the count
      */
+    @Description("Tasks running on the delegate now")
     int getRunning();
 
     /**
@@ -50,6 +60,7 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
      *
      * @return {@code true} while the loop is stalled
      */
+    @Description("Whether the observation tick has not run for longer than staleAfter: the rate in force is stale")
     boolean isStale();
 
     /**
@@ -57,6 +68,7 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
      *
      * @return the count
      */
+    @Description("Times the loop was found stale, since construction")
     long getStaleEpisodes();
 
     /**
@@ -64,6 +76,8 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
      *
      * @return the count
      */
+    @Description("Tasks refused at execute/submit (queue full, too late for the target, or shut down), since"
+            + " construction")
     long getRejected();
 
     /**
@@ -71,6 +85,7 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
      *
      * @return the count
      */
+    @Description("Tasks that ran and returned normally, since construction")
     long getCompleted();
 
     /**
@@ -78,6 +93,7 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
      *
      * @return the count
      */
+    @Description("Tasks that ran and threw, since construction")
     long getFailed();
 
     /**
@@ -85,6 +101,7 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
      *
      * @return the count
      */
+    @Description("Tasks whose Future was cancelled, since construction")
     long getCancelled();
 
     /**
@@ -93,6 +110,8 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
      *
      * @return the count
      */
+    @Description("Tasks shed from the queue because they had waited past the wait budget (their Future failed"
+            + " with ShedException), since construction")
     long getShed();
 
     /**
@@ -101,6 +120,9 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
      *
      * @return milliseconds; {@code NaN} before the first window with a completion
      */
+    @Description("The p99 of the tasks' time from submit to completion (the caller's latency) in the last"
+            + " completed window, as stats().lastEndToEndP99(); NaN before the first window with a completion")
+    @Units(Units.MILLISECONDS)
     double getLastEndToEndP99();
 
     /**
@@ -109,6 +131,8 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
      *
      * @return whether the target is unreachable
      */
+    @Description("Whether the control law found the target unreachable: cutting the rate did not lower the"
+            + " run-time p99, so the executor serves the load instead of cutting")
     boolean isTargetUnreachable();
 
     /**
@@ -116,5 +140,6 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
      *
      * @return the count
      */
+    @Description("Internal and listener failures reported and survived, since construction")
     long getCallbackFailures();
 }
