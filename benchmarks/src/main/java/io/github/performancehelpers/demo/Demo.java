@@ -31,13 +31,15 @@ import io.github.performancehelpers.loop.PowerFlowController;
  * {@link SimulatedDownstream} (same slots, same seeded service times), whose capacity halves
  * halfway through the run:
  * <ul>
- *   <li>a {@link PowerFlowExecutor} with a p99 target, which must find the rate the downstream
- *       sustains at that target, then find it again after the step;</li>
+ *   <li>a {@link PowerFlowExecutor} with a p99 target and its defaults (the knee-aware law, no
+ *       rate limit until the run time calls for one; {@code --law pi} runs the PI law with the
+ *       gains below instead), which must find the rate the downstream sustains at that target,
+ *       then find it again after the step;</li>
  *   <li>{@code Executors.newFixedThreadPool(n)} with {@code n} = the downstream's slot count, the
  *       usual way to "match the pool to the downstream", with its unbounded queue.</li>
  * </ul>
- * One line per tick shows the loop at work; a summary compares the two; an SVG chart of rate and
- * p99 over time is written (default {@code target/demo.svg}).
+ * One line per tick shows the loop at work; a summary compares the two; an SVG chart of rates,
+ * refusals and p99s over time, beside the target, is written (default {@code target/demo.svg}).
  *
  * <p>Everything is owned by try-with-resources blocks: the JVM exits by itself.
  */
@@ -49,6 +51,9 @@ public final class Demo {
     /**
      * The demo's settings; {@link #defaults()} are the README's numbers.
      *
+     * @param law           {@code "knee"}: the executor's defaults (knee-aware law, open rate);
+     *                      {@code "pi"}: the PI law with {@code kp}, {@code ki}, the rate bounds
+     *                      and a Little's-law pool
      * @param seconds       run length; the capacity step is at half of it
      * @param offered       offered load, calls per second (Poisson arrivals)
      * @param slots         the downstream's slots before the step (halved at the step); also
@@ -56,23 +61,34 @@ public final class Demo {
      * @param medianMs      median service time, ms
      * @param sigma         lognormal shape of the service time
      * @param targetMs      the executor's p99 target, ms
-     * @param startRate     the executor's starting rate
-     * @param minRate       the executor's rate floor
-     * @param maxRate       the executor's rate ceiling
-     * @param kp            the executor's proportional gain, (ops/s) per ms
-     * @param ki            the executor's integral gain, (ops/s) per ms per ms
+     * @param startRate     the PI executor's starting rate
+     * @param minRate       the PI executor's rate floor
+     * @param maxRate       the PI executor's rate ceiling
+     * @param kp            the PI executor's proportional gain, (ops/s) per ms
+     * @param ki            the PI executor's integral gain, (ops/s) per ms per ms
      * @param queueCapacity the executor's queue bound
-     * @param tickMs        observe interval of the loop, and the print/sample interval
+     * @param tickMs        observe interval of the loop, and the sample interval (one second by
+     *                      default; 500 ms for the PI law, whose gains were chosen for it)
      * @param seed          seed of the arrivals and the service times
      * @param svg           where the chart goes
      */
-    record Config(double seconds, double offered, int slots, double medianMs, double sigma, double targetMs,
-            double startRate, double minRate, double maxRate, double kp, double ki, int queueCapacity, long tickMs,
-            long seed, Path svg) {
+    record Config(String law, double seconds, double offered, int slots, double medianMs, double sigma,
+            double targetMs, double startRate, double minRate, double maxRate, double kp, double ki, int queueCapacity,
+            long tickMs, long seed, Path svg) {
 
         static Config defaults() {
-            return new Config(40, 300, 8, 20, 0.4, 100, 100, 10, 500, 0.5, 0.0005, 20, 500, 42,
+            return new Config("knee", 40, 300, 8, 20, 0.4, 100, 100, 10, 500, 0.5, 0.0005, 100, 1000, 42,
                     Path.of("target", "demo.svg"));
+        }
+
+        boolean pi() {
+            return law.equals("pi");
+        }
+
+        /** What the header and the chart say the executor runs. */
+        String lawLabel() {
+            return pi() ? "PI law (kp " + fmt(kp) + ", ki " + fmt(ki) + "), rate in [" + fmt(minRate) + ", "
+                    + fmt(maxRate) + "]" : "the defaults: knee-aware law, no rate limit until the run time calls for one";
         }
 
         int ticks() {
@@ -94,14 +110,15 @@ public final class Demo {
     }
 
     /** One sample of both contenders, taken every tick. Latencies in ms (NaN: no sample). */
-    record Tick(double t, double capacity, double rate, int pool, int depth, long dropped, double loopP99,
+    record Tick(double t, double capacity, double rate, int pool, int depth, long refused, double refusedPerSec,
+            double loopP99,
             double flowE2eP99, double flowCallP99, double flowDonePerSec, double fixedE2eP99, double fixedCallP99,
             double fixedDonePerSec, int fixedBacklog) {
     }
 
     /** What a run produced; the summary and the chart are drawn from it. */
     record Result(Config config, double capacityBefore, double capacityAfter, double stepAt, List<Tick> ticks,
-            long offered, LatencyRecorder.Totals flowRun, LatencyRecorder.Totals flowAfter, long flowDropped,
+            long offered, LatencyRecorder.Totals flowRun, LatencyRecorder.Totals flowAfter, long flowRefused,
             long flowRejectedOther, int flowQueuedAtEnd, LatencyRecorder.Totals fixedRun,
             LatencyRecorder.Totals fixedAfter, int fixedBacklogAtEnd, double fixedOldestQueuedMs, Path svg) {
     }
@@ -133,22 +150,23 @@ public final class Demo {
         Config d = Config.defaults();
         return String.format(Locale.ROOT, """
                 usage: mvn -q -f benchmarks/pom.xml compile exec:exec@demo -Ddemo.args="[options]"
+                  --law knee|pi   the executor's defaults, or the PI law          (default %s)
                   --seconds N     run length, capacity halves at N/2            (default %s)
                   --offered R     offered load, calls/s                           (default %s)
                   --slots N       downstream slots before the step                (default %d)
                   --median-ms M   median service time                             (default %s)
                   --sigma S       lognormal shape of the service time             (default %s)
                   --target-ms T   the executor's p99 target                       (default %s)
-                  --max-rate R    the executor's rate ceiling                     (default %s)
-                  --min-rate R    the executor's rate floor                       (default %s)
-                  --start-rate R  the executor's starting rate                    (default %s)
-                  --kp G          the executor's proportional gain                (default %s)
-                  --ki G          the executor's integral gain                    (default %s)
+                  --max-rate R    the PI executor's rate ceiling                  (default %s)
+                  --min-rate R    the PI executor's rate floor                    (default %s)
+                  --start-rate R  the PI executor's starting rate                 (default %s)
+                  --kp G          the PI executor's proportional gain             (default %s)
+                  --ki G          the PI executor's integral gain                 (default %s)
                   --queue N       the executor's queue capacity                   (default %d)
-                  --tick-ms T     observe/print interval                          (default %d)
+                  --tick-ms T     observe/sample interval            (default %d; 500 with --law pi)
                   --seed N        seed of arrivals and service times              (default %d)
                   --svg PATH      where to write the chart                        (default %s)""",
-                fmt(d.seconds()), fmt(d.offered()), d.slots(), fmt(d.medianMs()), fmt(d.sigma()), fmt(d.targetMs()),
+                d.law(), fmt(d.seconds()), fmt(d.offered()), d.slots(), fmt(d.medianMs()), fmt(d.sigma()), fmt(d.targetMs()),
                 fmt(d.maxRate()), fmt(d.minRate()), fmt(d.startRate()), fmt(d.kp()), fmt(d.ki()), d.queueCapacity(), d.tickMs(), d.seed(), d.svg());
     }
 
@@ -159,7 +177,8 @@ public final class Demo {
         double targetMs = d.targetMs(), maxRate = d.maxRate(), minRate = d.minRate(), startRate = d.startRate();
         double kp = d.kp(), ki = d.ki();
         int slots = d.slots(), queue = d.queueCapacity();
-        long tickMs = d.tickMs(), seed = d.seed();
+        long tickMs = -1, seed = d.seed();
+        String law = d.law();
         Path svg = d.svg();
         for (int i = 0; i < args.length; i++) {
             String opt = args[i];
@@ -175,6 +194,7 @@ public final class Demo {
             String v = args[++i];
             try {
                 switch (opt) {
+                    case "--law" -> law = law(v);
                     case "--seconds" -> seconds = positive(opt, Double.parseDouble(v));
                     case "--offered" -> offered = positive(opt, Double.parseDouble(v));
                     case "--slots" -> slots = (int) positive(opt, Integer.parseInt(v));
@@ -203,8 +223,37 @@ public final class Demo {
             throw new IllegalArgumentException("--min-rate must be <= --max-rate: " + minRate + " > " + maxRate);
         }
         startRate = Math.max(minRate, Math.min(startRate, maxRate));
-        return new Config(seconds, offered, slots, medianMs, sigma, targetMs, startRate, minRate, maxRate, kp, ki,
-                queue, tickMs, seed, svg);
+        if (tickMs < 0) {
+            tickMs = law.equals("pi") ? 500 : d.tickMs();
+        }
+        return new Config(law, seconds, offered, slots, medianMs, sigma, targetMs, startRate, minRate, maxRate, kp,
+                ki, queue, tickMs, seed, svg);
+    }
+
+    private static String law(String v) {
+        if (!v.equals("knee") && !v.equals("pi")) {
+            throw new IllegalArgumentException("--law must be knee or pi: " + v);
+        }
+        return v;
+    }
+
+    /** The executor under test: the builder's defaults with the target, or the PI law as configured. */
+    private static PowerFlowExecutor flowExecutor(Config c) {
+        PowerFlowExecutor.Builder b = PowerFlowExecutor.builder()
+                .name("demo-flow")
+                .targetP99(Duration.ofNanos(Math.round(c.targetMs() * 1e6)))
+                .queueCapacity(c.queueCapacity())
+                .observeInterval(Duration.ofMillis(c.tickMs()))
+                // Watch it live: jconsole (MBean io.github.performancehelpers:type=PowerFlowExecutor,
+                // name=demo-flow) or jcmd <pid> JFR.start; see docs/observability.md.
+                .jmx(true).observability(true);
+        if (c.pi()) {
+            b.rate(c.startRate()).minRate(c.minRate()).maxRate(c.maxRate())
+                    .controlLaw(PowerFlowController.ControlLaw.PI) // the gains are PI's
+                    .kp(c.kp()).ki(c.ki())
+                    .poolSizer(littlesLawWithoutHeadroom(c.targetMs()));
+        }
+        return b.build();
     }
 
     private static double positive(String opt, double v) {
@@ -236,20 +285,8 @@ public final class Demo {
         int fixedBacklogAtEnd;
         double fixedOldestMs;
         int flowQueuedAtEnd;
-        long flowDropped;
-        try (PowerFlowExecutor flow = PowerFlowExecutor.builder()
-                .name("demo-flow")
-                .rate(c.startRate()).minRate(c.minRate()).maxRate(c.maxRate())
-                .targetP99(Duration.ofNanos(Math.round(c.targetMs() * 1e6)))
-                .controlLaw(PowerFlowController.ControlLaw.PI) // the demo's law, named: its gains are PI's
-                .kp(c.kp()).ki(c.ki())
-                .queueCapacity(c.queueCapacity())
-                .observeInterval(Duration.ofMillis(c.tickMs()))
-                .poolSizer(littlesLawWithoutHeadroom(c.targetMs()))
-                // Watch it live: jconsole (MBean io.github.performancehelpers:type=PowerFlowExecutor,
-                // name=demo-flow) or jcmd <pid> JFR.start; see docs/observability.md.
-                .jmx(true).observability(true)
-                .build();
+        long flowRefused;
+        try (PowerFlowExecutor flow = flowExecutor(c);
              ExecutorService fixedPool = Executors.newFixedThreadPool(n, namedThreads("demo-fixed-"))) {
             ThreadPoolExecutor fixed = (ThreadPoolExecutor) fixedPool;
             // Sample halfway between two of the loop's observations, so each printed line shows
@@ -260,18 +297,22 @@ public final class Demo {
             Thread loadThread = Thread.ofPlatform().name("demo-load").start(load);
             try {
                 int lastPrinted = 0;
+                long chartRefused = 0;
+                long printRefused = 0;
                 for (int k = 1; k <= c.ticks(); k++) {
                     sleepUntil(t0 + k * tickNanos);
                     PowerFlowExecutor.Stats s = flow.stats();
                     int backlog = fixed.getQueue().size();
                     double capacity = flowDownstream.capacityPerSecond();
-                    ticks.add(sample(k * tickSeconds, tickSeconds, capacity, s, flowRec, fixedRec, backlog,
-                            LatencyRecorder.CHART));
+                    ticks.add(sample(k * tickSeconds, tickSeconds, capacity, s, chartRefused, flowRec, fixedRec,
+                            backlog, LatencyRecorder.CHART));
+                    chartRefused = s.rejected();
                     if (k % c.printEvery() == 0 || k == c.stepTick()) {
                         double printed = (k - lastPrinted) * tickSeconds;
                         lastPrinted = k;
-                        printTick(out, sample(k * tickSeconds, printed, capacity, s, flowRec, fixedRec, backlog,
-                                LatencyRecorder.PRINT), c);
+                        printTick(out, sample(k * tickSeconds, printed, capacity, s, printRefused, flowRec, fixedRec,
+                                backlog, LatencyRecorder.PRINT), c);
+                        printRefused = s.rejected();
                     }
                     if (k == c.stepTick()) {
                         flowDownstream.setSlots(c.slotsAfterStep());
@@ -292,14 +333,14 @@ public final class Demo {
             fixedOldestMs = oldest instanceof Job j ? (System.nanoTime() - j.submittedNanos()) / 1e6 : Double.NaN;
             PowerFlowExecutor.Stats end = flow.stats();
             flowQueuedAtEnd = end.depth();
-            flowDropped = end.dropped();
+            flowRefused = end.rejected();
             // The run is over: what is still queued is abandoned, what is running is interrupted.
             fixedPool.shutdownNow();
             flow.shutdownNow();
         }
         double stepAt = c.stepTick() * tickSeconds;
         Result result = new Result(c, capacityBefore, capacityAfter, stepAt, List.copyOf(ticks), load.offered(),
-                flowRec.run(), flowRec.afterStep(), flowDropped, load.flowRejected() - flowDropped,
+                flowRec.run(), flowRec.afterStep(), flowRefused, load.flowRejected() - flowRefused,
                 flowQueuedAtEnd, fixedRec.run(), fixedRec.afterStep(), fixedBacklogAtEnd, fixedOldestMs,
                 c.svg().toAbsolutePath());
         printSummary(out, result);
@@ -310,10 +351,11 @@ public final class Demo {
     }
 
     private static Tick sample(double t, double windowSeconds, double capacity, PowerFlowExecutor.Stats s,
-            LatencyRecorder flowRec, LatencyRecorder fixedRec, int fixedBacklog, int channel) {
+            long refusedBefore, LatencyRecorder flowRec, LatencyRecorder fixedRec, int fixedBacklog, int channel) {
         LatencyRecorder.Window fw = flowRec.drainWindow(channel);
         LatencyRecorder.Window xw = fixedRec.drainWindow(channel);
-        return new Tick(t, capacity, s.rate(), s.poolSize(), s.depth(), s.dropped(), s.lastObservedP99(),
+        return new Tick(t, capacity, s.rate(), s.poolSize(), s.depth(), s.rejected(),
+                (s.rejected() - refusedBefore) / windowSeconds, s.lastObservedP99(),
                 fw.e2eP99(), fw.callP99(), fw.completed() / windowSeconds,
                 xw.e2eP99(), xw.callP99(), xw.completed() / windowSeconds, fixedBacklog);
     }
@@ -364,25 +406,23 @@ public final class Demo {
                 after);
         out.printf(Locale.ROOT, "  load         %s calls/s offered to both (open loop, Poisson arrivals, seed %d)%n",
                 fmt(c.offered()), c.seed());
-        out.printf(Locale.ROOT, "  flow         PowerFlowExecutor: targetP99 %s ms, rate starts at %s/s within [%s, %s],"
-                + " kp %s, ki %s, queueCapacity %d, observeInterval %d ms,%n"
-                + "               pool = ceil(rate x %s ms) virtual threads (Little's law)%n", fmt(c.targetMs()), fmt(c.startRate()),
-                fmt(c.minRate()), fmt(c.maxRate()), fmt(c.kp()), fmt(c.ki()), c.queueCapacity(), c.tickMs(),
-                fmt(c.targetMs()));
+        out.printf(Locale.ROOT, "  flow         PowerFlowExecutor: targetP99 %s ms (submit to done), queueCapacity %d,"
+                + " observeInterval %d ms;%n               %s%n", fmt(c.targetMs()), c.queueCapacity(), c.tickMs(),
+                c.lawLabel() + (c.pi() ? "; pool = ceil(rate x " + fmt(c.targetMs()) + " ms) virtual threads" : ""));
         out.printf(Locale.ROOT, "  fixed        newFixedThreadPool(%d): one thread per downstream slot, unbounded queue%n",
                 c.slots());
         out.println();
         out.printf(Locale.ROOT, "         %-53s   %s%n", "------------------- PowerFlowExecutor -------------------",
                 "--- fixed pool (" + c.slots() + ") ---");
         out.printf(Locale.ROOT, "%7s %7s %5s %9s %6s %8s %9s %7s   %9s %8s %7s%n",
-                "t", "rate/s", "pool", "loop p99", "queue", "dropped", "e2e p99", "done/s",
+                "t", "rate/s", "pool", "run p99", "queue", "refused", "e2e p99", "done/s",
                 "e2e p99", "backlog", "done/s");
     }
 
     private static void printTick(PrintStream out, Tick t, Config c) {
         String loop = Double.isNaN(t.loopP99()) ? "-" : ms(t.loopP99()) + (t.loopP99() > c.targetMs() ? "!" : " ");
         out.printf(Locale.ROOT, "%6ss %7.1f %5d %9s %6d %8d %9s %7.0f   %9s %8d %7.0f%n",
-                fmt(t.t()), t.rate(), t.pool(), loop, t.depth(), t.dropped(), ms(t.flowE2eP99()) + " ",
+                fmt(t.t()), t.rate(), t.pool(), loop, t.depth(), t.refused(), ms(t.flowE2eP99()) + " ",
                 t.flowDonePerSec(), ms(t.fixedE2eP99()) + " ", t.fixedBacklog(), t.fixedDonePerSec());
     }
 
@@ -390,14 +430,14 @@ public final class Demo {
         Config c = r.config();
         double after = c.seconds() - r.stepAt();
         out.println();
-        out.printf(Locale.ROOT, "Summary: %d calls offered in %s s (%s/s); \"!\" above marks a loop p99 over the %s ms"
-                + " target%n", r.offered(), fmt(c.seconds()), fmt(c.offered()), fmt(c.targetMs()));
+        out.printf(Locale.ROOT, "Summary: %d calls offered in %s s (%s/s); \"!\" above marks a run-time p99 over the"
+                + " %s ms target%n", r.offered(), fmt(c.seconds()), fmt(c.offered()), fmt(c.targetMs()));
         String fixedName = "newFixedThreadPool(" + c.slots() + ")";
         out.printf(Locale.ROOT, "  %-44s %18s %22s%n", "", "PowerFlowExecutor", fixedName);
         row(out, "completed", count(r.flowRun().completed()), count(r.fixedRun().completed()));
         row(out, "  per second after the step", rate(r.flowAfter().completed() / after),
                 rate(r.fixedAfter().completed() / after));
-        row(out, "refused at submit (queue full)", count(r.flowDropped()), "0 (queue unbounded)");
+        row(out, "refused at submit (late, or queue full)", count(r.flowRefused()), "0 (queue unbounded)");
         row(out, "still queued at the end", count(r.flowQueuedAtEnd()), count(r.fixedBacklogAtEnd()));
         row(out, "  oldest queued task's age at the end", "-", ms(r.fixedOldestQueuedMs()));
         row(out, "end-to-end p99 (submit to done), whole run", ms(r.flowRun().e2eP99()), ms(r.fixedRun().e2eP99()));

@@ -11,9 +11,9 @@ import io.github.performancehelpers.PowerFlowExecutor;
 
 /**
  * Draws the demo's chart as a self-contained SVG (no dependency): the top panel shows rates
- * (the executor's rate limit, what each contender completed per second, the offered load and
- * the downstream's capacity), the bottom panel p99 latencies on a log scale (the loop's window
- * p99, both contenders' end-to-end p99, the target). A dashed vertical line marks the capacity
+ * (the executor's rate limit, what each contender completed per second, what the executor
+ * refused per second, the offered load and the downstream's capacity), the bottom panel p99
+ * latencies on a log scale (the loop's window p99, both contenders' end-to-end p99, the target). A dashed vertical line marks the capacity
  * step in both.
  */
 final class SvgChart {
@@ -21,6 +21,7 @@ final class SvgChart {
     private static final String FLOW = "#1f6fb4";
     private static final String FIXED = "#e8710a";
     private static final String TARGET = "#c62828";
+    private static final String REFUSED = "#8e24aa";
     private static final String GRID = "#e6e6e6";
     private static final String INK = "#333333";
     private static final String MUTED = "#777777";
@@ -65,6 +66,7 @@ final class SvgChart {
         svg.append("<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
         text(LEFT, 30, "start", 19, INK, "bold", "PowerFlowExecutor vs newFixedThreadPool(" + c.slots()
                 + "): the downstream loses half its capacity");
+        text(LEFT, 72, "start", 13, MUTED, "normal", "executor: " + c.lawLabel());
         text(LEFT, 54, "start", 13, MUTED, "normal", String.format(Locale.ROOT,
                 "%s calls/s offered to each; downstream: %d slots x %s ms median service (~%.0f/s),"
                         + " %d slots (~%.0f/s) from t=%s s; target p99 %s ms",
@@ -74,7 +76,8 @@ final class SvgChart {
         // ---- top panel: rates, linear
         double rateMax = Math.max(c.offered(), r.capacityBefore());
         for (Demo.Tick t : ticks) {
-            rateMax = Math.max(rateMax, Math.max(t.rate(), Math.max(t.flowDonePerSec(), t.fixedDonePerSec())));
+            rateMax = Math.max(rateMax, Math.max(Math.min(t.rate(), 2 * c.offered()),
+                    Math.max(t.flowDonePerSec(), Math.max(t.fixedDonePerSec(), t.refusedPerSec()))));
         }
         rateMax = niceCeil(rateMax * 1.05);
         Axis rates = new Axis(TOP1, H1, 0, rateMax, false);
@@ -94,11 +97,15 @@ final class SvgChart {
         hline(rates.y(c.offered()), "#555555", "6 4", 1.5);
         series(ticks, Demo.Tick::fixedDonePerSec, rates, FIXED, 1.8, null, 0.9);
         series(ticks, Demo.Tick::flowDonePerSec, rates, FLOW, 1.8, "2 3", 0.9);
-        series(ticks, Demo.Tick::rate, rates, FLOW, 3, null, 1);
+        // An open rate (no limit in force) is drawn at the panel's top edge.
+        double rateTop = rateMax;
+        series(ticks, t -> Math.min(t.rate(), rateTop), rates, FLOW, 3, null, 1);
+        series(ticks, Demo.Tick::refusedPerSec, rates, REFUSED, 1.8, null, 0.9);
         stepMarker(TOP1, H1, "capacity halves");
         legend(TOP1, new String[][] {
             {FLOW, "", "3", "PowerFlowExecutor: rate"},
             {FLOW, "2 3", "1.8", "PowerFlowExecutor: done/s"},
+            {REFUSED, "", "1.8", "PowerFlowExecutor: refused/s"},
             {FIXED, "", "1.8", "fixed pool: done/s"},
             {"#555555", "6 4", "1.5", "offered load"},
             {"#9e9e9e", "", "1.5", "downstream capacity"},

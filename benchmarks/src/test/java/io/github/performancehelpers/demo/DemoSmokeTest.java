@@ -52,6 +52,10 @@ class DemoSmokeTest {
         assertTrue(chart.strip().endsWith("</svg>"), "complete");
         assertTrue(chart.contains("<polyline"), "has data series");
         assertTrue(chart.contains("capacity halves"), "has the step marker");
+        assertTrue(chart.contains("refused/s") && chart.contains("p99 e2e") && chart.contains("target p99"),
+                "plots refusals and the end-to-end p99 beside the target");
+        assertTrue(chart.contains("knee-aware law"), "says which law it runs");
+        assertTrue(printed.contains("knee-aware law"), printed);
         assertTrue(!chart.contains("NaN"), "no NaN coordinates");
     }
 
@@ -79,6 +83,13 @@ class DemoSmokeTest {
         assertEquals(Demo.Config.defaults().slots(), c.slots());
         assertEquals(Demo.Config.defaults(), Demo.parse(new String[] {""}), "an empty -Ddemo.args is the defaults");
         assertNull(Demo.parse(new String[] {"--help"}));
+        assertEquals("knee", Demo.Config.defaults().law(), "the executor's defaults");
+        assertEquals(1000, Demo.Config.defaults().tickMs());
+        Demo.Config pi = Demo.parse(new String[] {"--law", "pi"});
+        assertTrue(pi.pi());
+        assertEquals(500, pi.tickMs(), "the PI gains' window");
+        assertEquals("--law must be knee or pi: x",
+                assertThrows(IllegalArgumentException.class, () -> Demo.parse(new String[] {"--law", "x"})).getMessage());
         assertEquals("--seconds must be finite and > 0: -1.0",
                 assertThrows(IllegalArgumentException.class, () -> Demo.parse(new String[] {"--seconds", "-1"}))
                         .getMessage());
