@@ -58,6 +58,9 @@ public final class ModuleCheck {
     private ModuleCheck() {
     }
 
+    /** What each check saw: printed when one fails, written beside the scratch files when all hold. */
+    private static final StringBuilder REPORT = new StringBuilder();
+
     /**
      * Runs every check.
      *
@@ -81,10 +84,14 @@ public final class ModuleCheck {
             internalPackageIsNotVisible(jar, srcIt.resolve("internal-access"), work);
             classPathConsumer(jar, srcIt.resolve("consumer"), work);
         } catch (CheckFailed e) {
+            System.err.print(REPORT);
             System.err.println("[module-check] FAILED: " + e.getMessage());
             System.exit(1);
         }
-        System.out.println("[module-check] OK: all " + checks + " checks hold for " + jar.getFileName());
+        // One line on success (mvn -q install stays quiet); what each check saw is in the report.
+        Path report = work.resolve("module-check.txt");
+        Files.writeString(report, REPORT);
+        System.out.println("[module-check] OK: all " + checks + " checks hold for " + jar.getFileName() + " (" + report + ")");
     }
 
     /** The descriptor as the module system reads it. */
@@ -106,8 +113,8 @@ public final class ModuleCheck {
         check(d.packages().contains(INTERNAL_PACKAGE),
                 INTERNAL_PACKAGE + " is not in the jar, so the encapsulation check would prove nothing");
         check(d.uses().isEmpty() && d.provides().isEmpty(), "unexpected uses/provides: " + d.uses() + " " + d.provides());
-        System.out.println("[module-check] descriptor: " + d.toNameAndVersion() + " exports " + exports
-                + ", requires " + requires + ", opens nothing, not automatic");
+        REPORT.append("[module-check] descriptor: " + d.toNameAndVersion() + " exports " + exports
+                + ", requires " + requires + ", opens nothing, not automatic\n");
     }
 
     /** What {@code jar --describe-module} prints for the jar. */
@@ -115,7 +122,7 @@ public final class ModuleCheck {
         Tool jarTool = Tool.run("jar", "--describe-module", "--file", jar.toString());
         check(jarTool.status == 0, "jar --describe-module failed:\n" + jarTool.output);
         String out = jarTool.output;
-        System.out.print("[module-check] jar --describe-module:\n" + out.indent(4));
+        REPORT.append("[module-check] jar --describe-module:\n" + out.indent(4));
         List<String> lines = out.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
         check(lines.get(0).startsWith(MODULE + "@") || lines.get(0).startsWith(MODULE + " "),
                 "first line names another module: " + lines.get(0));
@@ -140,7 +147,7 @@ public final class ModuleCheck {
         String out = runJava(work, "consumer-module.log",
                 "--module-path", modulePath, "-m", "com.example.consumer/com.example.consumer.Main");
         check(out.contains("consumer ok: named module com.example.consumer"), "unexpected output:\n" + out);
-        System.out.print("[module-check] module path: java --module-path " + modulePath
+        REPORT.append("[module-check] module path: java --module-path " + modulePath
                 + " -m com.example.consumer/com.example.consumer.Main\n" + out.indent(4));
     }
 
@@ -153,7 +160,7 @@ public final class ModuleCheck {
                 "javac failed, but not with 'is not visible':\n" + javac.output);
         check(javac.output.contains("does not export it"),
                 "javac failed, but not with 'does not export it':\n" + javac.output);
-        System.out.print("[module-check] internal package refused as expected (javac exit " + javac.status + "):\n"
+        REPORT.append("[module-check] internal package refused as expected (javac exit " + javac.status + "):\n"
                 + javac.output.lines().filter(l -> l.contains("not visible") || l.contains("does not export"))
                         .collect(Collectors.joining("\n")).indent(4));
     }
@@ -167,7 +174,7 @@ public final class ModuleCheck {
         String classPath = jar + java.io.File.pathSeparator + classes;
         String out = runJava(work, "consumer-classpath.log", "-cp", classPath, "com.example.consumer.Main");
         check(out.contains("consumer ok: unnamed module (class path)"), "unexpected output:\n" + out);
-        System.out.print("[module-check] class path: java -cp " + classPath + " com.example.consumer.Main\n"
+        REPORT.append("[module-check] class path: java -cp " + classPath + " com.example.consumer.Main\n"
                 + out.indent(4));
     }
 
