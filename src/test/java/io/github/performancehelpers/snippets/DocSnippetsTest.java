@@ -66,7 +66,7 @@ class DocSnippetsTest {
         // @start region="fixedpool"
         // Before: ExecutorService executor = Executors.newFixedThreadPool(8);
         try (PowerFlowExecutor executor = PowerExecutors.newFixedFlowPool(8, Duration.ofMillis(50))) {
-            Future<Response> f = executor.submit(() -> client.call(request)); // QueueFullException when shedding
+            Future<Response> f = executor.submit(() -> client.call(request)); // refused: ShedException, QueueFullException
             use(f.get());
         } // close(): waits for queued and running tasks, as ExecutorService.close() does
         // @end
