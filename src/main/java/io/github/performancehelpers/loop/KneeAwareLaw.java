@@ -13,7 +13,7 @@ import java.util.ArrayDeque;
  * the knee it trims once per ten windows instead of cutting on each noisy one. It climbs fast
  * again when, near the knee, a window with work waiting reads far under the knee's reading (the
  * downstream recovered), and after such a climb overshoots it goes to the middle of the two rates.
- * Past its capacity estimate with the reading a quarter under the target and work waiting, it
+ * Past its capacity estimate with the reading an eighth under the target and work waiting, it
  * probes: the step doubles each window (2, 4, 8, 16, 30 %), for a downstream whose latency rises
  * only at its knee shows a larger capacity in nothing else.
  * When cutting by a fifth does not lower the reading, the target is unreachable: it goes back to
@@ -127,8 +127,9 @@ import java.util.ArrayDeque;
  *     not below the rate before, at most {@code 0.85 × C}: the knee lies between them.</li>
  * <li><b>Probing.</b> Near the knee, at or past the capacity estimate ({@code r ≥ C}, after the
  *     raise above), a loaded window whose merged and own readings are both at most
- *     {@code 0.75 × targetP99} climbs by {@code min(30 %, 2 % × 2^k)}, {@code k} such windows in a
- *     row before it, instead of the slow step; any other window ends the run. A larger capacity
+ *     {@code 0.875 × targetP99} climbs by {@code min(30 %, 2 % × 2^k)}, {@code k} such windows
+ *     before it, instead of the slow step; a window under the target that reads higher pauses the
+ *     run (the slow step, {@code k} kept), any other window ends it. A larger capacity
  *     shows in nothing but completions where calls do not queue until every slot is busy, and
  *     completions show only what was admitted. Where the estimate is right the probe goes past it
  *     by 2 % and then 4 %, as far as the slow climb's next steps; a reading over the target then
@@ -308,6 +309,13 @@ public final class KneeAwareLaw implements RateLaw {
      * slow climb's next steps would.
      */
     static final double PROBE = 2;
+    /**
+     * The probing climb needs the reading at least this share of {@link #HEADROOM_BAND} under the
+     * target (an eighth of it): a downstream's own unloaded p99 may be most of the loop's setpoint
+     * (a target 1.3 times it leaves it at 0.85 of the setpoint, as in the field trial's database),
+     * and a probe that needed the whole band would never run there.
+     */
+    static final double PROBE_BAND = 0.5;
 
     private final double target;
     private final double quantile;
@@ -614,17 +622,20 @@ public final class KneeAwareLaw implements RateLaw {
                 if (Double.isNaN(kneeReading)) {
                     kneeReading = m;
                 }
-                if (loaded && rate >= capacity && Math.max(m, own) <= (1 - HEADROOM_BAND) * target) {
-                    // At or past the capacity estimate, work waiting, and the reading still a
-                    // quarter or more under the target: the estimate is stale (the downstream
-                    // recovered without the latency showing it, as where it rises only at the
-                    // knee). Probe: the step doubles each such window, from the slow one to the
-                    // fast one; the first reading over the target trims, or, after a fast step,
-                    // bisects.
-                    double step = Math.min(FAST_INCREASE, SLOW_INCREASE * Math.pow(PROBE, probed));
-                    probes = probed + 1;
-                    climbedFrom = step > SLOW_INCREASE ? rate : Double.NaN;
-                    return rate * (1 + step);
+                if (loaded && rate >= capacity) {
+                    if (Math.max(m, own) <= (1 - PROBE_BAND * HEADROOM_BAND) * target) {
+                        // At or past the capacity estimate, work waiting, and the reading an
+                        // eighth or more under the target: the estimate is stale (the downstream
+                        // recovered without the latency showing it, as where it rises only at the
+                        // knee). Probe: the step doubles each such window, from the slow one to
+                        // the fast one; the first reading over the target trims, or, after a fast
+                        // step, bisects.
+                        double step = Math.min(FAST_INCREASE, SLOW_INCREASE * Math.pow(PROBE, probed));
+                        probes = probed + 1;
+                        climbedFrom = step > SLOW_INCREASE ? rate : Double.NaN;
+                        return rate * (1 + step);
+                    }
+                    probes = probed; // a noisy window under the target pauses the probe, and the slow step
                 }
                 return rate * (1 + SLOW_INCREASE * headroom);
             }

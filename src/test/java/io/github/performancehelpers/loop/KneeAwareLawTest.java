@@ -221,19 +221,20 @@ class KneeAwareLawTest {
     @Test
     void underTheTargetAboveTheCapacityTheEstimateFollowsTheRate() {
         PowerFlowController<String> flow = knee(100);
+        double h = (60 - 55) / 15.0; // 55 ms: a third of the headroom, too little to probe
         assertEquals(50, window(flow, 50, 300), 1e-9); // saturated: C = 50
-        assertEquals(50 * (1 + 0.02 * 0.8), window(flow, 50, 48), 1e-9); // near the knee: + 2 % × h (48 ms: h = 0.8)
-        double r = 50 * (1 + 0.02 * 0.8);
-        assertEquals(r * (1 + 0.02 * 0.8), window(flow, (int) r, 48), 1e-9); // > C: C = r, still slow
+        assertEquals(50 * (1 + 0.02 * h), window(flow, 50, 55), 1e-9); // near the knee: + 2 % × h
+        double r = 50 * (1 + 0.02 * h);
+        assertEquals(r * (1 + 0.02 * h), window(flow, (int) r, 55), 1e-9); // > C: C = r, the slow step
         assertEquals(r, flow.stats().capacityEstimate(), 1e-9);
     }
 
     /**
-     * At or past the capacity estimate with work waiting and the reading a quarter or more under
+     * At or past the capacity estimate with work waiting and the reading an eighth or more under
      * the target, the estimate is stale (a downstream whose latency rises only at its knee shows a
-     * larger capacity in nothing else): the step doubles each window, 2, 4, 8, 16, then 30 %; the
-     * first window with less headroom goes back to the slow step, and a reading over the target
-     * after a step past 2 % goes to the middle of the two rates.
+     * larger capacity in nothing else): the step doubles each window, 2, 4, 8, 16, then 30 %. A
+     * window (or a merged reading) over 0.875 × the target but under it pauses the probe: the slow
+     * step, until the merge no longer holds it; the probe then resumes where it was.
      */
     @Test
     void pastAStaleEstimateTheClimbProbes() {
@@ -245,10 +246,16 @@ class KneeAwareLawTest {
             assertEquals(next, window(flow, (int) r, 30), 1e-9, "step " + step);
             r = next;
         }
-        double slow = r * (1 + 0.02 * 0.8);
-        assertEquals(slow, window(flow, (int) r, 48), 1e-9); // h = 0.8: slow again
-        // The merged reading still holds the 48-ms window: still the slow step, not a probe.
-        assertEquals(slow * (1 + 0.02 * 0.8), window(flow, (int) slow, 30), 1e-9);
+        double h = (60 - 55) / 15.0;
+        double slow = r * (1 + 0.02 * h);
+        assertEquals(slow, window(flow, (int) r, 55), 1e-9); // over 0.875 × 60: the slow step, paused
+        // The merged reading still holds the 55-ms window: still the slow step, not a probe.
+        double slower = slow * (1 + 0.02 * h);
+        assertEquals(slower, window(flow, (int) slow, 30), 1e-9);
+        assertEquals(slower * (1 + 0.02 * h), window(flow, (int) slower, 30), 1e-9);
+        // The 55-ms window has left the merge: the probe resumes where it paused, at 30 %.
+        double resumed = slower * (1 + 0.02 * h);
+        assertEquals(resumed * 1.3, window(flow, (int) resumed, 30), 1e-9);
     }
 
     /**
