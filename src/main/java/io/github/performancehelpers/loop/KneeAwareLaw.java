@@ -125,8 +125,9 @@ import java.util.ArrayDeque;
  *     reading to the climb's next window. A reading over the target (up to twice) right after a
  *     fast climb goes to the middle of the rate before the climb and this one, or, when saturated,
  *     not below the rate before, at most {@code 0.85 × C}: the knee lies between them.</li>
- * <li><b>Probing.</b> Near the knee, at or past the capacity estimate ({@code r ≥ C}, after the
- *     raise above), a loaded window whose merged and own readings are both at most
+ * <li><b>Probing.</b> Near the knee, at or past the capacity estimate ({@code r ≥ 0.97 × C}, after
+ *     the raises above: completions scatter by a few percent around the rate, and raise {@code C}
+ *     to them), a loaded window whose merged and own readings are both at most
  *     {@code 0.875 × targetP99} climbs by {@code min(30 %, 2 % × 2^k)}, {@code k} such windows
  *     before it, instead of the slow step; a window under the target that reads higher pauses the
  *     run (the slow step, {@code k} kept), any other window ends it. A larger capacity
@@ -316,6 +317,12 @@ public final class KneeAwareLaw implements RateLaw {
      * and a probe that needed the whole band would never run there.
      */
     static final double PROBE_BAND = 0.5;
+    /**
+     * The probing climb starts at this share of the capacity estimate: a loaded window's
+     * completions scatter by a few percent around the rate, and one above the estimate raises it
+     * to them, so a rate that reached the estimate reads a little under it as often as not.
+     */
+    static final double PROBE_FROM = 0.97;
 
     private final double target;
     private final double quantile;
@@ -622,7 +629,7 @@ public final class KneeAwareLaw implements RateLaw {
                 if (Double.isNaN(kneeReading)) {
                     kneeReading = m;
                 }
-                if (loaded && rate >= capacity) {
+                if (loaded && rate >= PROBE_FROM * capacity) {
                     if (Math.max(m, own) <= (1 - PROBE_BAND * HEADROOM_BAND) * target) {
                         // At or past the capacity estimate, work waiting, and the reading an
                         // eighth or more under the target: the estimate is stale (the downstream

@@ -259,6 +259,19 @@ class KneeAwareLawTest {
     }
 
     /**
+     * A window that completes a little more than the rate (calls admitted in the window before)
+     * raises the estimate just above the rate; the probe starts at 97 % of it all the same.
+     */
+    @Test
+    void completionsJustAboveTheRateStillProbe() {
+        PowerFlowController<String> flow = knee(1000);
+        assertEquals(500, window(flow, 500, 300), 1e-9); // saturated: C = 500
+        assertEquals(510, window(flow, 505, 30), 1e-9); // C = 505 > 500, 500 >= 0.97 × 505: probe, 2 %
+        assertEquals(505, flow.stats().capacityEstimate(), 1e-9);
+        assertEquals(510 * 1.04, window(flow, 515, 30), 1e-9); // C = 515: the next probe, 4 %
+    }
+
+    /**
      * A reading over the target after a probing step that the downstream kept up with trims from
      * there; a saturated one cuts to just under what it completed.
      */
