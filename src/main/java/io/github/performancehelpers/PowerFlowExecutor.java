@@ -221,7 +221,14 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *   SHUTDOWN or STOP -> TERMINATED: by the dispatcher, as its last act (terminate()): after
      *                                   it exits its loop it waits for the tasks in flight to
      *                                   finish, shuts down the owned delegate and the tick, then
-     *                                   sets TERMINATED and signals awaitTermination().
+     *                                   sets TERMINATED and signals awaitTermination(). Or, when
+     *                                   shutdown() or shutdownNow() finds the executor idle
+     *                                   (nothing queued, held or in flight, an owned delegate
+     *                                   quiet), by that call itself, as ThreadPoolExecutor's
+     *                                   tryTerminate() does: it retires the dispatcher, runs
+     *                                   terminate() and joins the dispatcher, so that an idle
+     *                                   executor is terminated when shutdown() returns. Whoever
+     *                                   wins `terminationClaimed` runs terminate(), once.
      *
      * The numeric order matters: `state >= SHUTDOWN` means "refuse new tasks", `state >= STOP`
      * means "start nothing more".
@@ -338,6 +345,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     /** The observation tick, which applies the rate the law returns. */
     private final Tick tick;
     private final Dispatcher dispatcher;
+
+    /** Set by whichever thread runs terminate(): the dispatcher, or an idle executor's shutdown(). */
+    private final java.util.concurrent.atomic.AtomicBoolean terminationClaimed =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     private final ReentrantLock mainLock = new ReentrantLock();
     private final Condition terminatedCondition = mainLock.newCondition();
@@ -704,7 +715,17 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /**
      * Starts an orderly shutdown: no new task is accepted, and every task already queued still
-     * runs, under the rate limiter. Does not wait; use {@link #awaitTermination}. Idempotent.
+     * runs, under the rate limiter. Does not wait for tasks; use {@link #awaitTermination}.
+     * Idempotent.
+     *
+     * <p>An idle executor (nothing queued or running) terminates before this method returns, as a
+     * {@code ThreadPoolExecutor} with nothing to run does: {@link #isTerminated()} is then
+     * {@code true}. Terminating stops the owned threads and an owned delegate, so the call may
+     * wait for their threads to end; it does not wait for a user's callback beyond the bound of
+     * {@link Builder#onRateChange}. Called from the observation thread (an {@code onRateChange}
+     * listener or a {@link PoolSizer}), or with an owned delegate that is not a
+     * {@code ThreadPoolExecutor} and has not terminated, it leaves the termination to the
+     * dispatcher, a moment later.
      */
     @Override
     public void shutdown() {
@@ -719,6 +740,51 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         dispatcher.thread.interrupt(); // a dispatcher waiting on an empty queue re-reads the state
         if (inFlight.get() == 0) {
             signalQuiescent();
+        }
+        terminateIfIdle();
+    }
+
+    /**
+     * After the state is SHUTDOWN or more: terminates an idle executor on the calling thread (see
+     * the lifecycle notes). Nothing if a task is queued, held or in flight, if an owned delegate is
+     * not quiet, or if the caller is the observation thread, which terminate() waits for.
+     */
+    private void terminateIfIdle() {
+        if (state == TERMINATED || tick.runsOn(Thread.currentThread()) || !delegate.quiet()
+                || !dispatcher.retireIfIdle()) {
+            return;
+        }
+        if (terminationClaimed.compareAndSet(false, true)) {
+            terminate();
+        }
+        // Whoever ran terminate(), it was quick (nothing in flight, the delegate quiet): wait for
+        // it, and for the dispatcher thread to end, so that isTerminated() holds on return.
+        boolean interrupted = false;
+        mainLock.lock();
+        try {
+            while (state != TERMINATED) {
+                terminatedCondition.awaitUninterruptibly();
+            }
+        } finally {
+            mainLock.unlock();
+        }
+        for (;;) {
+            try {
+                dispatcher.thread.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The dispatcher's exit: it terminates the executor unless an idle shutdown() does. */
+    void dispatcherExited() {
+        if (terminationClaimed.compareAndSet(false, true)) {
+            terminate();
         }
     }
 
@@ -751,19 +817,20 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (inFlight.get() == 0) {
             signalQuiescent();
         }
+        terminateIfIdle();
         return never;
     }
 
-    /** The dispatcher's last act: wait for the tasks in flight, stop what is owned, terminate. */
-    void terminate() {
+    /**
+     * Terminates, once, on the thread that claimed it (the dispatcher as its last act, or an idle
+     * executor's shutdown()): waits for the tasks in flight, stops what is owned, sets TERMINATED.
+     * Keeps the calling thread's interrupt status.
+     */
+    private void terminate() {
         mainLock.lock();
         try {
             while (inFlight.get() > 0) {
-                try {
-                    quiescent.await();
-                } catch (InterruptedException e) {
-                    // shutdownNow() may interrupt us again; keep waiting
-                }
+                quiescent.awaitUninterruptibly(); // shutdownNow() may interrupt us again; keep waiting
             }
         } finally {
             mainLock.unlock();
@@ -778,7 +845,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         } finally {
             mainLock.unlock();
         }
-        Thread.interrupted();
     }
 
     /**

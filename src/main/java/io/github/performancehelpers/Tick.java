@@ -52,6 +52,8 @@ final class Tick {
     private boolean stopped;
     // Guarded by lock.
     private long lastTickNanos;
+    /** The thread running a tick now, or null; written under lock. */
+    private volatile Thread runner;
 
     /**
      * Schedules the tick.
@@ -99,8 +101,14 @@ final class Tick {
         this.future = f;
     }
 
+    /** Whether a tick is running on {@code t} now (a callback of it calling the executor back). */
+    boolean runsOn(Thread t) {
+        return runner == t;
+    }
+
     private void run() {
         lock.lock();
+        runner = Thread.currentThread();
         try {
             if (stopped) {
                 return;
@@ -136,6 +144,7 @@ final class Tick {
             ex.internalFailures.incrementAndGet();
             LOG.log(Level.WARNING, ex.name() + ": observation failed; the tick continues", t);
         } finally {
+            runner = null;
             lock.unlock();
         }
     }
