@@ -211,6 +211,7 @@ final class Dispatcher {
             ex.held = claim; // the fast paths stand back from here
             Job job = null;
             for (Runnable r; job == null && (r = controller.queue().poll()) != null; ) {
+                ex.roomFreed(); // a submitter waiting under BLOCK may offer
                 job = r instanceof Job j && j.owner == ex ? j : new Job(ex, r, ticker.read());
                 long now = ex.sheddable(job) ? ticker.read() : 0L; // a clock read only where it can matter
                 if (ex.isLate(job, now)) {

@@ -1,7 +1,8 @@
 package io.github.performancehelpers;
 
 import java.time.Duration;
-import java.util.Objects;
+import io.github.performancehelpers.internal.Preconditions;
+import io.github.performancehelpers.loop.FlowOptions;
 
 /**
  * Maps a {@link PowerFlowExecutor}'s rate to the size of its delegate: the pool size of a
@@ -45,26 +46,24 @@ public interface PoolSizer {
      * tasks that run up to twice the target without making the pool, rather than the rate, the
      * binding limit; beyond that, the pool bounds concurrency as a bulkhead would.
      *
-     * @param targetLatency the latency target, positive
+     * @param targetLatency the latency target, positive, at most {@link FlowOptions#MAX_DURATION}
      * @param min           the smallest size, {@code >= 1}
      * @param max           the largest size, {@code >= min}
      * @return the sizer
      * @throws NullPointerException     if {@code targetLatency} is null
-     * @throws IllegalArgumentException if {@code targetLatency} is not positive, {@code min < 1}
-     *                                  or {@code max < min}
+     * @throws IllegalArgumentException if {@code targetLatency} is not positive or over
+     *                                  {@code MAX_DURATION}, {@code min < 1} or {@code max < min}
      */
     static PoolSizer littlesLaw(Duration targetLatency, int min, int max) {
-        Objects.requireNonNull(targetLatency, "targetLatency");
-        if (targetLatency.isNegative() || targetLatency.isZero()) {
-            throw new IllegalArgumentException("targetLatency must be positive: " + targetLatency);
-        }
+        Preconditions.requireDurationIn("targetLatency", targetLatency, Duration.ofNanos(1),
+                FlowOptions.MAX_DURATION);
         if (min < 1) {
             throw new IllegalArgumentException("min must be >= 1: " + min);
         }
         if (max < min) {
             throw new IllegalArgumentException("max must be >= min: max=" + max + ", min=" + min);
         }
-        double seconds = targetLatency.toNanos() / 1e9;
+        double seconds = Preconditions.millis(targetLatency) / 1e3;
         return rate -> {
             double size = Math.ceil(LITTLES_LAW_HEADROOM * rate * seconds);
             if (!(size >= min)) { // also NaN

@@ -24,6 +24,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import io.github.performancehelpers.internal.Access;
 import io.github.performancehelpers.internal.FlowEvents;
+import io.github.performancehelpers.internal.Preconditions;
 import io.github.performancehelpers.limit.RateLimiter;
 import io.github.performancehelpers.loop.PowerFlowController;
 import io.github.performancehelpers.loop.PowerHistogram;
@@ -181,7 +182,9 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  * <ul>
  * <li>The queue is bounded ({@link Builder#queueCapacity(int)}): a full queue refuses a task
  *     with {@link QueueFullException} (under the default {@link RejectionPolicy#ABORT}), where
- *     {@code Executors.newFixedThreadPool} would queue without bound.</li>
+ *     {@code Executors.newFixedThreadPool} would queue without bound; under
+ *     {@link RejectionPolicy#BLOCK} the submitter waits for room instead, up to
+ *     {@link Builder#blockTimeout(Duration)}.</li>
  * <li>With a caller's delegate that is not a {@code ThreadPoolExecutor}, {@link #shutdownNow()}
  *     cannot take back tasks already handed to it: they are not in the returned list and still
  *     run (with their thread interrupted). Termination waits for every task handed to a delegate
@@ -278,6 +281,14 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     static final long STALL_NOTE_NANOS = 10_000_000L;
 
+    /**
+     * The shortest observe interval: 1 ms. See {@link Builder#observeInterval(Duration)}.
+     */
+    public static final Duration MIN_OBSERVE_INTERVAL = Duration.ofMillis(1);
+
+    /** How long a submitter waits for room under {@link RejectionPolicy#BLOCK} by default: 1 minute. */
+    static final Duration DEFAULT_BLOCK_TIMEOUT = Duration.ofMinutes(1);
+
     /** The default ceiling on the pool size or concurrency bound the default sizer chooses. */
     static final int DEFAULT_MAX_CONCURRENCY = 10_000;
 
@@ -331,6 +342,15 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private volatile long waitBudgetNanos;
     private final RejectionPolicy rejectionPolicy;
     private final PoolSizer poolSizer;
+    /** Whether a submitter waits for room ({@link RejectionPolicy#BLOCK}). */
+    private final boolean blocking;
+    /** The longest a submitter waits for room under BLOCK, ns. */
+    private final long blockTimeoutNanos;
+    /** Under BLOCK: submitters waiting for room wait on {@link #room}. */
+    private final ReentrantLock roomLock = new ReentrantLock();
+    private final Condition room = roomLock.newCondition();
+    /** Submitters inside {@link #enqueueBlocking}'s wait; written under roomLock, read by consumers. */
+    private volatile int roomWaiters;
 
     /** Where admitted tasks run; see Delegate. */
     final Delegate delegate;
@@ -384,6 +404,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         this.name = b.name != null ? b.name : nextName();
         this.ticker = b.ticker;
         this.rejectionPolicy = b.rejectionPolicy;
+        this.blocking = b.rejectionPolicy == RejectionPolicy.BLOCK;
+        this.blockTimeoutNanos = b.blockTimeout.toNanos();
         boolean fixedRate = b.fixedRate;
         boolean hasGlobalLimiter = b.globalLimiter != null;
         this.queueWait = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
@@ -451,7 +473,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *                                    {@link RejectionPolicy#ABORT}, or (a
      *                                    {@link ShedException}) the queue's oldest task has waited
      *                                    past the wait budget under {@link RejectionPolicy#ABORT}
-     *                                    (see "Shedding")
+     *                                    (see "Shedding"); under {@link RejectionPolicy#BLOCK},
+     *                                    the same at the end of {@code blockTimeout}, or if the
+     *                                    wait for room is interrupted (see there)
      */
     @Override
     public void execute(Runnable command) {
@@ -463,6 +487,13 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         Job job = new Job(this, command, ticker.read());
         observability.onSubmit(job.enqueuedAt);
         if (fastPaths && tryDirect(job)) {
+            return;
+        }
+        if (shedding) {
+            dropCancelledHeads(); // a cancelled head waits for no one: it must not close the door
+        }
+        if (blocking) {
+            enqueueBlocking(job);
             return;
         }
         if (shedding && lateAtDoor(job.enqueuedAt)) {
@@ -530,6 +561,117 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         jobDone();
         rejected.increment();
         throw shutDownRejection();
+    }
+
+    /**
+     * Removes the cancelled tasks at the head of the queue (those of an {@code invokeAll} that
+     * failed, say), counted as cancelled: the door reads the head's wait, and a cancelled task's
+     * wait is no one's. A consumer that polls one first counts it instead (the queue gives each
+     * element to one taker).
+     */
+    private void dropCancelledHeads() {
+        for (Runnable head; (head = controller.queue().peek()) instanceof Job j && j.isCancelled(); ) {
+            if (controller.queue().remove(head)) {
+                cancelled.increment();
+            }
+        }
+    }
+
+    /**
+     * The queue path under {@link RejectionPolicy#BLOCK}: offers the job when the queue has room
+     * and (with shedding) the door is open, else waits for a consumer to take a task, for at most
+     * {@code blockTimeout} in all (real time, as the dispatcher's waits). The job keeps its submit
+     * time: the wait counts toward its wait budget and its end-to-end latency.
+     *
+     * @throws RejectedExecutionException if the executor is shut down meanwhile, or the wait is
+     *     interrupted (the cause is the {@link InterruptedException}; the interrupt status is kept)
+     * @throws QueueFullException         if the queue is still full at the timeout
+     * @throws ShedException              if, with shedding, the door is still closed at the timeout
+     */
+    private void enqueueBlocking(Job job) {
+        long deadline = System.nanoTime() + blockTimeoutNanos;
+        for (;;) {
+            if (state != RUNNING) {
+                rejected.increment();
+                throw shutDownRejection();
+            }
+            boolean late = shedding && lateAtDoor(ticker.read());
+            long left = deadline - System.nanoTime();
+            // Offer while there is room; at the timeout, offer once more so that a refusal counts
+            // as a drop, as under the other policies.
+            if (!late && (queueHasRoom() || left <= 0) && controller.submit(job)) {
+                if (state != RUNNING && controller.queue().remove(job)) { // as in execute()
+                    retracted.increment();
+                    rejected.increment();
+                    throw shutDownRejection();
+                }
+                return;
+            }
+            if (left <= 0) {
+                rejected.increment();
+                if (late) {
+                    LOOP.countDeclined(controller);
+                    throw new ShedException("the queue's oldest task has waited over the wait budget of "
+                            + millis(waitBudgetNanos) + " ms (targetP99 " + millis(targetNanos) + " ms) for all of"
+                            + " blockTimeout " + millis(blockTimeoutNanos) + " ms: " + this);
+                }
+                throw new QueueFullException("queue full (queueCapacity " + controller.queueCapacity()
+                        + ") for all of blockTimeout " + millis(blockTimeoutNanos) + " ms: " + this);
+            }
+            awaitRoom(left);
+        }
+    }
+
+    /** Whether the queue has room for one more task (tombstones of removed tasks aside). */
+    private boolean queueHasRoom() {
+        return controller.queue().size() < controller.queueCapacity();
+    }
+
+    /**
+     * Waits until a consumer takes a task, the state changes, or {@code nanos} (at most 10 ms at
+     * a time, so that a missed signal costs no more) pass.
+     */
+    private void awaitRoom(long nanos) {
+        try {
+            roomLock.lockInterruptibly();
+            try {
+                roomWaiters++; // volatile write, then the re-reads: a consumer that polls after sees us
+                try {
+                    if (state == RUNNING && (!queueHasRoom() || shedding && lateAtDoor(ticker.read()))) {
+                        room.awaitNanos(Math.min(nanos, ROOM_RECHECK_NANOS));
+                    }
+                } finally {
+                    roomWaiters--;
+                }
+            } finally {
+                roomLock.unlock();
+            }
+        } catch (InterruptedException e) {
+            rejected.increment();
+            Thread.currentThread().interrupt();
+            RejectedExecutionException ree = new RejectedExecutionException(
+                    "interrupted while waiting for room in the queue: " + this);
+            ree.initCause(e);
+            throw ree;
+        }
+    }
+
+    /** The longest a blocked submitter waits before it looks again, ns: a safety net for a missed signal. */
+    private static final long ROOM_RECHECK_NANOS = 10_000_000L;
+
+    /**
+     * Called by a consumer that took tasks from the queue (or by a state change): wakes the
+     * submitters waiting for room under BLOCK. A volatile read when none waits.
+     */
+    void roomFreed() {
+        if (roomWaiters != 0) {
+            roomLock.lock();
+            try {
+                room.signalAll();
+            } finally {
+                roomLock.unlock();
+            }
+        }
     }
 
     private RejectedExecutionException shutDownRejection() {
@@ -738,6 +880,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             mainLock.unlock();
         }
         dispatcher.thread.interrupt(); // a dispatcher waiting on an empty queue re-reads the state
+        roomFreed(); // a submitter waiting for room is refused
         if (inFlight.get() == 0) {
             signalQuiescent();
         }
@@ -810,6 +953,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             mainLock.unlock();
         }
         dispatcher.thread.interrupt();
+        roomFreed();
         List<Runnable> never = new ArrayList<>();
         dispatcher.takeBack(never);
         delegate.takeBack(this, never);
@@ -1369,6 +1513,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         private PoolSizer poolSizer;
         private int maxConcurrency;
         private RejectionPolicy rejectionPolicy = RejectionPolicy.ABORT;
+        private Duration blockTimeout = DEFAULT_BLOCK_TIMEOUT;
         private boolean shedding = true;
         private boolean fixedRate;
         private ScheduledExecutorService scheduler;
@@ -1470,18 +1615,19 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          * Sets how long the observation tick may go without running before the loop is reported
          * stale ({@link PowerFlowExecutor#isStale()}, the {@code power.flow.stale} gauge, a
          * {@code StaleLoop} JFR event). Default three times the observe interval; it must be
-         * longer than the observe interval.
+         * longer than the observe interval (checked by {@link #build()}), so longer than
+         * {@link PowerFlowExecutor#MIN_OBSERVE_INTERVAL}.
          *
-         * @param staleAfter a positive duration
+         * @param staleAfter a duration over {@link PowerFlowExecutor#MIN_OBSERVE_INTERVAL} and at
+         *     most {@link #MAX_DURATION}
          * @return this builder
          * @throws NullPointerException     if {@code staleAfter} is null
-         * @throws IllegalArgumentException if {@code staleAfter} is not positive
+         * @throws IllegalArgumentException if {@code staleAfter} is not over
+         *                                  {@code MIN_OBSERVE_INTERVAL}, or is over
+         *                                  {@code MAX_DURATION}
          */
         public Builder staleAfter(Duration staleAfter) {
-            Objects.requireNonNull(staleAfter, "staleAfter");
-            if (staleAfter.isNegative() || staleAfter.isZero()) {
-                throw new IllegalArgumentException("staleAfter must be positive: " + staleAfter);
-            }
+            Preconditions.requireDurationIn("staleAfter", staleAfter, MIN_OBSERVE_INTERVAL.plusNanos(1), MAX_DURATION);
             this.staleAfter = staleAfter;
             return this;
         }
@@ -1502,18 +1648,19 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
         /**
          * Sets how often the loop observes. Default 1 s. Each observation passes the control law
-         * the elapsed time measured with the ticker since the previous one, in milliseconds.
+         * the elapsed time measured with the ticker since the previous one, in milliseconds. At
+         * least {@link PowerFlowExecutor#MIN_OBSERVE_INTERVAL} (1 ms): a window shorter than that
+         * holds too few samples for a p99, and ticking faster only burns a core.
          *
-         * @param observeInterval a positive duration
+         * @param observeInterval a duration in {@code [MIN_OBSERVE_INTERVAL, MAX_DURATION]}
          * @return this builder
          * @throws NullPointerException     if {@code observeInterval} is null
-         * @throws IllegalArgumentException if {@code observeInterval} is not positive
+         * @throws IllegalArgumentException if {@code observeInterval} is not positive, under
+         *                                  {@link PowerFlowExecutor#MIN_OBSERVE_INTERVAL}, or over
+         *                                  {@link #MAX_DURATION}
          */
         public Builder observeInterval(Duration observeInterval) {
-            Objects.requireNonNull(observeInterval, "observeInterval");
-            if (observeInterval.isNegative() || observeInterval.isZero()) {
-                throw new IllegalArgumentException("observeInterval must be positive: " + observeInterval);
-            }
+            Preconditions.requireDurationIn("observeInterval", observeInterval, MIN_OBSERVE_INTERVAL, MAX_DURATION);
             this.observeInterval = observeInterval;
             return this;
         }
@@ -1586,6 +1733,24 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          */
         public Builder rejectionPolicy(RejectionPolicy rejectionPolicy) {
             this.rejectionPolicy = Objects.requireNonNull(rejectionPolicy, "rejectionPolicy");
+            return this;
+        }
+
+        /**
+         * Sets the longest a submitter waits for room under {@link RejectionPolicy#BLOCK} before
+         * it gets a {@link QueueFullException} (or, with shedding, a {@link ShedException} if the
+         * queue's oldest task is still over the wait budget). Default 1 minute; ignored under the
+         * other policies. The wait is in real time, whatever the {@code ticker}.
+         *
+         * @param blockTimeout a positive duration, at most {@link #MAX_DURATION}
+         * @return this builder
+         * @throws NullPointerException     if {@code blockTimeout} is null
+         * @throws IllegalArgumentException if {@code blockTimeout} is not positive or is over
+         *                                  {@link #MAX_DURATION}
+         */
+        public Builder blockTimeout(Duration blockTimeout) {
+            this.blockTimeout = Preconditions.requireDurationIn("blockTimeout", blockTimeout, Duration.ofNanos(1),
+                    MAX_DURATION);
             return this;
         }
 
