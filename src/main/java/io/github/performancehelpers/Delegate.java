@@ -226,6 +226,12 @@ abstract class Delegate {
     abstract void shutdownOwned();
 
     /**
+     * Whether the delegate itself is shut down (by its owner, or by this executor's termination):
+     * it would refuse a task, so {@code execute} refuses it first.
+     */
+    abstract boolean isShutDown();
+
+    /**
      * Whether {@link #shutdownOwned()} would return at once (no more than its threads' exit), so
      * that a {@code shutdown()} of an idle executor may terminate it on the caller's thread: true
      * unless an owned delegate may still be running tasks of its own.
@@ -296,6 +302,11 @@ abstract class Delegate {
         @Override
         boolean quiet() {
             return true;
+        }
+
+        @Override
+        boolean isShutDown() {
+            return false;
         }
     }
 
@@ -419,6 +430,11 @@ abstract class Delegate {
         boolean quiet() {
             return !owned || (pool.getActiveCount() == 0 && pool.getQueue().isEmpty());
         }
+
+        @Override
+        boolean isShutDown() {
+            return pool.isShutdown();
+        }
     }
 
     /**
@@ -472,6 +488,11 @@ abstract class Delegate {
         @Override
         boolean quiet() {
             return !owned || executor.isTerminated();
+        }
+
+        @Override
+        boolean isShutDown() {
+            return executor.isShutdown();
         }
     }
 }

@@ -484,6 +484,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             rejected.increment();
             throw shutDownRejection();
         }
+        if (delegate.isShutDown()) { // its owner shut it down: it would refuse the task
+            rejected.increment();
+            throw new RejectedExecutionException("the delegate is shut down: " + this);
+        }
         Job job = new Job(this, command, ticker.read());
         observability.onSubmit(job.enqueuedAt);
         if (fastPaths && tryDirect(job)) {
@@ -1810,8 +1814,17 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          * @throws IllegalStateException    if observability or JMX was asked and the name is
          *                                  already registered there by another live executor
          *                                  (nothing is started and nothing stays registered)
+         * @throws IllegalArgumentException if the {@code delegate} or the {@code scheduler} is
+         *                                  already shut down, or the scheduler refuses the tick
          */
         public PowerFlowExecutor build() {
+            // A shut-down executor refuses everything: say so now, not with a cancelled Future per task.
+            if (delegate != null && delegate.isShutdown()) {
+                throw new IllegalArgumentException("delegate must not be shut down: " + delegate);
+            }
+            if (scheduler != null && scheduler.isShutdown()) {
+                throw new IllegalArgumentException("scheduler must not be shut down: " + scheduler);
+            }
             if (staleAfter != null && staleAfter.compareTo(observeInterval) <= 0) {
                 throw new IllegalArgumentException("staleAfter must be > observeInterval: staleAfter="
                         + staleAfter + ", observeInterval=" + observeInterval);

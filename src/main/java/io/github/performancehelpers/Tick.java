@@ -60,7 +60,8 @@ final class Tick {
      *
      * @param scheduler the caller's scheduler (not owned), or null for an owned single daemon
      *     thread named {@code name-tick}
-     * @throws RuntimeException if the scheduler refuses the tick (an owned one is then stopped)
+     * @throws IllegalArgumentException if a caller's scheduler refuses the tick (shut down)
+     * @throws RuntimeException if the scheduler refuses the tick otherwise (an owned one is then stopped)
      */
     Tick(PowerFlowExecutor ex, ExecutorObservability observability, boolean fixedRate,
             RateChangeListener onRateChange, Thread dispatcher, ScheduledExecutorService scheduler,
@@ -95,6 +96,11 @@ final class Tick {
         } catch (RuntimeException e) {
             if (ownsScheduler) {
                 this.scheduler.shutdownNow();
+            }
+            if (e instanceof java.util.concurrent.RejectedExecutionException) {
+                // A caller's scheduler shut down between build()'s check and here: name the option.
+                throw new IllegalArgumentException("scheduler refused the observation tick (shut down?): "
+                        + this.scheduler, e);
             }
             throw e;
         }
