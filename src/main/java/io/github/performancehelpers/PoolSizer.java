@@ -7,11 +7,15 @@ import io.github.performancehelpers.loop.FlowOptions;
 /**
  * Maps a {@link PowerFlowExecutor}'s rate to the size of its delegate: the pool size of a
  * {@link java.util.concurrent.ThreadPoolExecutor}, or the concurrency bound of the default
- * virtual-thread delegate. Called once at construction with the starting rate and then on the
- * observation thread each time the loop moves the rate.
+ * virtual-thread delegate. Called once at construction (in {@code build()}, on its caller's
+ * thread) with the starting rate, and then on the executor's callback thread
+ * ({@code name-callbacks}, not the observation thread) each time the loop moves the rate.
  *
  * <p>A result below 1 is treated as 1 (a pool of zero would stop the executor). A sizer that
- * throws is reported and counted, and the size stays as it was.
+ * throws is reported and counted, and the size stays as it was. A sizer that blocks delays the
+ * resize and the later callbacks, not the observations; termination waits for it at most
+ * {@link PowerFlowExecutor#MAX_CALLBACK_WAIT} (see
+ * {@link PowerFlowExecutor.Builder#onRateChange(io.github.performancehelpers.loop.RateChangeListener)}).
  *
  * <p><b>Thread safety.</b> Implementations must be thread-safe if they are shared between
  * executors; one executor calls its sizer from one thread at a time.

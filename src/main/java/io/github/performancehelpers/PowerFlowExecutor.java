@@ -286,6 +286,16 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     public static final Duration MIN_OBSERVE_INTERVAL = Duration.ofMillis(1);
 
+    /**
+     * The longest the executor waits for a user's callback of a rate change (the
+     * {@link PoolSizer}, then {@link Builder#onRateChange}): 1 s. These run on a thread of their
+     * own, {@code name-callbacks}; the observation that posts one waits for it at most this long
+     * (and not at all while an earlier one still runs), and termination, after every task has
+     * ended, interrupts a callback still running and waits for it at most this long more. See
+     * {@link Builder#onRateChange(RateChangeListener)}.
+     */
+    public static final Duration MAX_CALLBACK_WAIT = Duration.ofSeconds(1);
+
     /** How long a submitter waits for room under {@link RejectionPolicy#BLOCK} by default: 1 minute. */
     static final Duration DEFAULT_BLOCK_TIMEOUT = Duration.ofMinutes(1);
 
@@ -1638,9 +1648,23 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
         /**
          * Sets a listener called as {@code onRateChange(rate, previous)} when the loop moves the
-         * rate, on the observation thread, after the delegate has been resized. A listener that
-         * throws is reported and counted ({@link PowerFlowExecutor#callbackFailures()}) and stops
-         * nothing.
+         * rate, after the delegate has been resized (with the {@link PoolSizer}'s answer).
+         *
+         * <p><b>Which thread, and what happens when it blocks or throws.</b> The sizer and the
+         * listener run on the executor's callback thread, a daemon named {@code name-callbacks},
+         * one change at a time, never on the observation thread: the observation puts the rate
+         * into the limiter and wakes the dispatcher first, then hands the callbacks over and waits
+         * for them at most {@link PowerFlowExecutor#MAX_CALLBACK_WAIT} (1 s), so with callbacks that
+         * return at once the pool is resized and the listener called by the time the observation
+         * ends. A callback that blocks stalls nothing but later callbacks: observations go on at
+         * their interval, the rate limiter follows the law, and the changes that come meanwhile
+         * are coalesced into one (the latest rate, and as {@code previous} the rate the callbacks
+         * last saw), delivered when the callback returns. Termination waits for every task, then
+         * interrupts a callback still running and waits for it at most {@code MAX_CALLBACK_WAIT}
+         * more; a callback that outlives that is left to end on its daemon thread, and no later
+         * change is delivered. A listener or sizer that throws is reported and counted
+         * ({@link PowerFlowExecutor#callbackFailures()}) and stops nothing (the size stays as it
+         * was). The sizer's first call, for the starting rate, runs in {@link #build()}.
          *
          * @param onRateChange the listener, or {@code null} for none
          * @return this builder
