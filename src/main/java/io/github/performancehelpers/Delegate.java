@@ -225,14 +225,35 @@ abstract class Delegate {
     /** For termination: shuts down an owned delegate and waits for it; nothing otherwise. */
     abstract void shutdownOwned();
 
+    /**
+     * Whether the delegate itself is shut down (by its owner, or by this executor's termination):
+     * it would refuse a task, so {@code execute} refuses it first.
+     */
+    abstract boolean isShutDown();
+
+    /**
+     * Whether {@link #shutdownOwned()} would return at once (no more than its threads' exit), so
+     * that a {@code shutdown()} of an idle executor may terminate it on the caller's thread: true
+     * unless an owned delegate may still be running tasks of its own.
+     */
+    abstract boolean quiet();
+
+    /** Waits for {@code e} to terminate; an interrupt does not end the wait, and is kept. */
     static void awaitUninterruptibly(ExecutorService e) {
-        for (;;) {
-            try {
-                if (e.awaitTermination(1, TimeUnit.DAYS)) {
-                    return;
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    if (e.awaitTermination(1, TimeUnit.DAYS)) {
+                        return;
+                    }
+                } catch (InterruptedException ignored) {
+                    interrupted = true; // keep waiting: termination must cover the delegate
                 }
-            } catch (InterruptedException ignored) {
-                // keep waiting: termination must cover the delegate
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -276,6 +297,16 @@ abstract class Delegate {
 
         @Override
         void shutdownOwned() {
+        }
+
+        @Override
+        boolean quiet() {
+            return true;
+        }
+
+        @Override
+        boolean isShutDown() {
+            return false;
         }
     }
 
@@ -393,6 +424,17 @@ abstract class Delegate {
                 awaitUninterruptibly(pool);
             }
         }
+
+        /** A caller's pool is not waited for; an owned one is quiet when it runs and holds nothing. */
+        @Override
+        boolean quiet() {
+            return !owned || (pool.getActiveCount() == 0 && pool.getQueue().isEmpty());
+        }
+
+        @Override
+        boolean isShutDown() {
+            return pool.isShutdown();
+        }
     }
 
     /**
@@ -440,6 +482,17 @@ abstract class Delegate {
                 executor.shutdown();
                 awaitUninterruptibly(executor);
             }
+        }
+
+        /** An owned executor of unknown kind may be running tasks of its own: not known quiet. */
+        @Override
+        boolean quiet() {
+            return !owned || executor.isTerminated();
+        }
+
+        @Override
+        boolean isShutDown() {
+            return executor.isShutdown();
         }
     }
 }

@@ -62,6 +62,11 @@ final class Dispatcher {
     private final Job claim;
     /** What {@link #take()} returns when the executor is stopping. */
     private final Job stopped;
+    /**
+     * Set, under {@link #lock}, by a {@code shutdown()} that found the executor idle and
+     * terminates it itself: the dispatcher takes nothing more and exits at its next step.
+     */
+    private volatile boolean retired;
 
     Dispatcher(PowerFlowExecutor ex, PowerFlowController<Runnable> controller, Delegate delegate, Ticker ticker,
             boolean hasGlobalLimiter) {
@@ -105,7 +110,29 @@ final class Dispatcher {
                 }
             }
         } finally {
-            ex.terminate();
+            Thread.interrupted(); // a wake-up interrupt is not the termination's business
+            ex.dispatcherExited();
+        }
+    }
+
+    /**
+     * For a {@code shutdown()} or {@code shutdownNow()} that would terminate an idle executor on
+     * its own thread: under {@link #lock}, so that no take or hand-off is in progress, checks that
+     * nothing is queued, held or in flight, and if so retires the dispatcher (it takes nothing more).
+     * The state is already {@code SHUTDOWN} or more, so nothing new can be accepted; a producer
+     * whose offer raced with the check finds the state on its re-check and takes its task back.
+     *
+     * @return whether the dispatcher is retired
+     */
+    boolean retireIfIdle() {
+        lock.lock();
+        try {
+            if (!retired && ex.held == null && controller.queue().isEmpty() && ex.inFlight.get() == 0) {
+                retired = true;
+            }
+            return retired;
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -143,7 +170,7 @@ final class Dispatcher {
     private int awaitWork() {
         Thread.interrupted(); // an interrupt is a wake-up; the state says why
         int s = ex.state;
-        if (s >= PowerFlowExecutor.STOP) {
+        if (s >= PowerFlowExecutor.STOP || retired) {
             return EXIT;
         }
         if (!controller.queue().isEmpty()) {
@@ -177,13 +204,14 @@ final class Dispatcher {
     private Job take() {
         lock.lock();
         try {
-            if (ex.state >= PowerFlowExecutor.STOP) {
+            if (ex.state >= PowerFlowExecutor.STOP || retired) {
                 delegate.releaseSlot();
                 return stopped;
             }
             ex.held = claim; // the fast paths stand back from here
             Job job = null;
             for (Runnable r; job == null && (r = controller.queue().poll()) != null; ) {
+                ex.roomFreed(); // a submitter waiting under BLOCK may offer
                 job = r instanceof Job j && j.owner == ex ? j : new Job(ex, r, ticker.read());
                 long now = ex.sheddable(job) ? ticker.read() : 0L; // a clock read only where it can matter
                 if (ex.isLate(job, now)) {

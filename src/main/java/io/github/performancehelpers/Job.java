@@ -196,6 +196,7 @@ final class Job implements Runnable {
             if (r == null) {
                 return null;
             }
+            ex.roomFreed(); // a submitter waiting under BLOCK may offer
             Job job = r instanceof Job j && j.owner == ex ? j : new Job(ex, r, now);
             if (ex.isLate(job, now)) {
                 LOOP.refundAdmission(ex.controller); // too late for the target: shed, not run

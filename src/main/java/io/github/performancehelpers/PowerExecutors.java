@@ -1,12 +1,13 @@
 package io.github.performancehelpers;
 
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import io.github.performancehelpers.internal.Preconditions;
+import io.github.performancehelpers.loop.FlowOptions;
 import io.github.performancehelpers.loop.PowerFlowController;
 
 /**
@@ -61,11 +62,12 @@ public final class PowerExecutors {
      * description for the derived settings.
      *
      * @param nThreads  the most threads, {@code >= 1}
-     * @param targetP99 the end-to-end p99 to hold (submit to completion), positive
+     * @param targetP99 the end-to-end p99 to hold (submit to completion), positive, at most
+     *                  {@link FlowOptions#MAX_DURATION}
      * @return a started executor; close it (try-with-resources) or shut it down
      * @throws NullPointerException     if {@code targetP99} is null
      * @throws IllegalArgumentException if {@code nThreads < 1} or {@code targetP99} is not
-     *                                  positive
+     *                                  positive or over {@code MAX_DURATION}
      */
     public static PowerFlowExecutor newFixedFlowPool(int nThreads, Duration targetP99) {
         if (nThreads < 1) {
@@ -89,10 +91,12 @@ public final class PowerExecutors {
      * one virtual thread per task, under a concurrency bound of at most 10,000 that the loop
      * resizes. See the class description for the derived settings.
      *
-     * @param targetP99 the end-to-end p99 to hold (submit to completion), positive
+     * @param targetP99 the end-to-end p99 to hold (submit to completion), positive, at most
+     *                  {@link FlowOptions#MAX_DURATION}
      * @return a started executor; close it (try-with-resources) or shut it down
      * @throws NullPointerException     if {@code targetP99} is null
-     * @throws IllegalArgumentException if {@code targetP99} is not positive
+     * @throws IllegalArgumentException if {@code targetP99} is not positive or over
+     *                                  {@code MAX_DURATION}
      */
     public static PowerFlowExecutor newVirtualFlowExecutor(Duration targetP99) {
         checkTarget(targetP99);
@@ -100,10 +104,7 @@ public final class PowerExecutors {
     }
 
     private static void checkTarget(Duration targetP99) {
-        Objects.requireNonNull(targetP99, "targetP99");
-        if (targetP99.isNegative() || targetP99.isZero()) {
-            throw new IllegalArgumentException("targetP99 must be positive: " + targetP99);
-        }
+        Preconditions.requireDurationIn("targetP99", targetP99, Duration.ofNanos(1), FlowOptions.MAX_DURATION);
     }
 
     private static PowerFlowExecutor.Builder configure(PowerFlowExecutor.Builder b, int n, Duration target) {

@@ -24,6 +24,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import io.github.performancehelpers.internal.Access;
 import io.github.performancehelpers.internal.FlowEvents;
+import io.github.performancehelpers.internal.Preconditions;
 import io.github.performancehelpers.limit.RateLimiter;
 import io.github.performancehelpers.loop.PowerFlowController;
 import io.github.performancehelpers.loop.PowerHistogram;
@@ -183,7 +184,9 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  * <ul>
  * <li>The queue is bounded ({@link Builder#queueCapacity(int)}): a full queue refuses a task
  *     with {@link QueueFullException} (under the default {@link RejectionPolicy#ABORT}), where
- *     {@code Executors.newFixedThreadPool} would queue without bound.</li>
+ *     {@code Executors.newFixedThreadPool} would queue without bound; under
+ *     {@link RejectionPolicy#BLOCK} the submitter waits for room instead, up to
+ *     {@link Builder#blockTimeout(Duration)}.</li>
  * <li>With a caller's delegate that is not a {@code ThreadPoolExecutor}, {@link #shutdownNow()}
  *     cannot take back tasks already handed to it: they are not in the returned list and still
  *     run (with their thread interrupted). Termination waits for every task handed to a delegate
@@ -223,7 +226,14 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *   SHUTDOWN or STOP -> TERMINATED: by the dispatcher, as its last act (terminate()): after
      *                                   it exits its loop it waits for the tasks in flight to
      *                                   finish, shuts down the owned delegate and the tick, then
-     *                                   sets TERMINATED and signals awaitTermination().
+     *                                   sets TERMINATED and signals awaitTermination(). Or, when
+     *                                   shutdown() or shutdownNow() finds the executor idle
+     *                                   (nothing queued, held or in flight, an owned delegate
+     *                                   quiet), by that call itself, as ThreadPoolExecutor's
+     *                                   tryTerminate() does: it retires the dispatcher, runs
+     *                                   terminate() and joins the dispatcher, so that an idle
+     *                                   executor is terminated when shutdown() returns. Whoever
+     *                                   wins `terminationClaimed` runs terminate(), once.
      *
      * The numeric order matters: `state >= SHUTDOWN` means "refuse new tasks", `state >= STOP`
      * means "start nothing more".
@@ -272,6 +282,24 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * ones. Nanoseconds.
      */
     static final long STALL_NOTE_NANOS = 10_000_000L;
+
+    /**
+     * The shortest observe interval: 1 ms. See {@link Builder#observeInterval(Duration)}.
+     */
+    public static final Duration MIN_OBSERVE_INTERVAL = Duration.ofMillis(1);
+
+    /**
+     * The longest the executor waits for a user's callback of a rate change (the
+     * {@link PoolSizer}, then {@link Builder#onRateChange}): 1 s. These run on a thread of their
+     * own, {@code name-callbacks}; the observation that posts one waits for it at most this long
+     * (and not at all while an earlier one still runs), and termination, after every task has
+     * ended, interrupts a callback still running and waits for it at most this long more. See
+     * {@link Builder#onRateChange(RateChangeListener)}.
+     */
+    public static final Duration MAX_CALLBACK_WAIT = Duration.ofSeconds(1);
+
+    /** How long a submitter waits for room under {@link RejectionPolicy#BLOCK} by default: 1 minute. */
+    static final Duration DEFAULT_BLOCK_TIMEOUT = Duration.ofMinutes(1);
 
     /** The default ceiling on the pool size or concurrency bound the default sizer chooses. */
     static final int DEFAULT_MAX_CONCURRENCY = 10_000;
@@ -344,6 +372,15 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private final long tightenEveryNanos;
     private final RejectionPolicy rejectionPolicy;
     private final PoolSizer poolSizer;
+    /** Whether a submitter waits for room ({@link RejectionPolicy#BLOCK}). */
+    private final boolean blocking;
+    /** The longest a submitter waits for room under BLOCK, ns. */
+    private final long blockTimeoutNanos;
+    /** Under BLOCK: submitters waiting for room wait on {@link #room}. */
+    private final ReentrantLock roomLock = new ReentrantLock();
+    private final Condition room = roomLock.newCondition();
+    /** Submitters inside {@link #enqueueBlocking}'s wait; written under roomLock, read by consumers. */
+    private volatile int roomWaiters;
 
     /** Where admitted tasks run; see Delegate. */
     final Delegate delegate;
@@ -358,6 +395,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     /** The observation tick, which applies the rate the law returns. */
     private final Tick tick;
     private final Dispatcher dispatcher;
+
+    /** Set by whichever thread runs terminate(): the dispatcher, or an idle executor's shutdown(). */
+    private final java.util.concurrent.atomic.AtomicBoolean terminationClaimed =
+            new java.util.concurrent.atomic.AtomicBoolean();
 
     private final ReentrantLock mainLock = new ReentrantLock();
     private final Condition terminatedCondition = mainLock.newCondition();
@@ -393,6 +434,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         this.name = b.name != null ? b.name : nextName();
         this.ticker = b.ticker;
         this.rejectionPolicy = b.rejectionPolicy;
+        this.blocking = b.rejectionPolicy == RejectionPolicy.BLOCK;
+        this.blockTimeoutNanos = b.blockTimeout.toNanos();
         boolean fixedRate = b.fixedRate;
         boolean hasGlobalLimiter = b.globalLimiter != null;
         this.queueWait = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
@@ -461,7 +504,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *                                    {@link RejectionPolicy#ABORT}, or (a
      *                                    {@link ShedException}) the queue's oldest task has waited
      *                                    past the wait budget under {@link RejectionPolicy#ABORT}
-     *                                    (see "Shedding")
+     *                                    (see "Shedding"); under {@link RejectionPolicy#BLOCK},
+     *                                    the same at the end of {@code blockTimeout}, or if the
+     *                                    wait for room is interrupted (see there)
      */
     @Override
     public void execute(Runnable command) {
@@ -470,9 +515,20 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             rejected.increment();
             throw shutDownRejection();
         }
+        if (delegate.isShutDown()) { // its owner shut it down: it would refuse the task
+            rejected.increment();
+            throw new RejectedExecutionException("the delegate is shut down: " + this);
+        }
         Job job = new Job(this, command, ticker.read());
         observability.onSubmit(job.enqueuedAt);
         if (fastPaths && tryDirect(job)) {
+            return;
+        }
+        if (shedding) {
+            dropCancelledHeads(); // a cancelled head waits for no one: it must not close the door
+        }
+        if (blocking) {
+            enqueueBlocking(job);
             return;
         }
         if (shedding && lateAtDoor(job.enqueuedAt)) {
@@ -540,6 +596,117 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         jobDone();
         rejected.increment();
         throw shutDownRejection();
+    }
+
+    /**
+     * Removes the cancelled tasks at the head of the queue (those of an {@code invokeAll} that
+     * failed, say), counted as cancelled: the door reads the head's wait, and a cancelled task's
+     * wait is no one's. A consumer that polls one first counts it instead (the queue gives each
+     * element to one taker).
+     */
+    private void dropCancelledHeads() {
+        for (Runnable head; (head = controller.queue().peek()) instanceof Job j && j.isCancelled(); ) {
+            if (controller.queue().remove(head)) {
+                cancelled.increment();
+            }
+        }
+    }
+
+    /**
+     * The queue path under {@link RejectionPolicy#BLOCK}: offers the job when the queue has room
+     * and (with shedding) the door is open, else waits for a consumer to take a task, for at most
+     * {@code blockTimeout} in all (real time, as the dispatcher's waits). The job keeps its submit
+     * time: the wait counts toward its wait budget and its end-to-end latency.
+     *
+     * @throws RejectedExecutionException if the executor is shut down meanwhile, or the wait is
+     *     interrupted (the cause is the {@link InterruptedException}; the interrupt status is kept)
+     * @throws QueueFullException         if the queue is still full at the timeout
+     * @throws ShedException              if, with shedding, the door is still closed at the timeout
+     */
+    private void enqueueBlocking(Job job) {
+        long deadline = System.nanoTime() + blockTimeoutNanos;
+        for (;;) {
+            if (state != RUNNING) {
+                rejected.increment();
+                throw shutDownRejection();
+            }
+            boolean late = shedding && lateAtDoor(ticker.read());
+            long left = deadline - System.nanoTime();
+            // Offer while there is room; at the timeout, offer once more so that a refusal counts
+            // as a drop, as under the other policies.
+            if (!late && (queueHasRoom() || left <= 0) && controller.submit(job)) {
+                if (state != RUNNING && controller.queue().remove(job)) { // as in execute()
+                    retracted.increment();
+                    rejected.increment();
+                    throw shutDownRejection();
+                }
+                return;
+            }
+            if (left <= 0) {
+                rejected.increment();
+                if (late) {
+                    LOOP.countDeclined(controller);
+                    throw new ShedException("the queue's oldest task has waited over the wait budget of "
+                            + millis(waitBudgetNanos) + " ms (targetP99 " + millis(targetNanos) + " ms) for all of"
+                            + " blockTimeout " + millis(blockTimeoutNanos) + " ms: " + this);
+                }
+                throw new QueueFullException("queue full (queueCapacity " + controller.queueCapacity()
+                        + ") for all of blockTimeout " + millis(blockTimeoutNanos) + " ms: " + this);
+            }
+            awaitRoom(left);
+        }
+    }
+
+    /** Whether the queue has room for one more task (tombstones of removed tasks aside). */
+    private boolean queueHasRoom() {
+        return controller.queue().size() < controller.queueCapacity();
+    }
+
+    /**
+     * Waits until a consumer takes a task, the state changes, or {@code nanos} (at most 10 ms at
+     * a time, so that a missed signal costs no more) pass.
+     */
+    private void awaitRoom(long nanos) {
+        try {
+            roomLock.lockInterruptibly();
+            try {
+                roomWaiters++; // volatile write, then the re-reads: a consumer that polls after sees us
+                try {
+                    if (state == RUNNING && (!queueHasRoom() || shedding && lateAtDoor(ticker.read()))) {
+                        room.awaitNanos(Math.min(nanos, ROOM_RECHECK_NANOS));
+                    }
+                } finally {
+                    roomWaiters--;
+                }
+            } finally {
+                roomLock.unlock();
+            }
+        } catch (InterruptedException e) {
+            rejected.increment();
+            Thread.currentThread().interrupt();
+            RejectedExecutionException ree = new RejectedExecutionException(
+                    "interrupted while waiting for room in the queue: " + this);
+            ree.initCause(e);
+            throw ree;
+        }
+    }
+
+    /** The longest a blocked submitter waits before it looks again, ns: a safety net for a missed signal. */
+    private static final long ROOM_RECHECK_NANOS = 10_000_000L;
+
+    /**
+     * Called by a consumer that took tasks from the queue (or by a state change): wakes the
+     * submitters waiting for room under BLOCK. A volatile read when none waits.
+     */
+    void roomFreed() {
+        if (roomWaiters != 0) {
+            roomLock.lock();
+            try {
+                room.signalAll();
+            } finally {
+                roomLock.unlock();
+            }
+        }
     }
 
     private RejectedExecutionException shutDownRejection() {
@@ -769,7 +936,17 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /**
      * Starts an orderly shutdown: no new task is accepted, and every task already queued still
-     * runs, under the rate limiter. Does not wait; use {@link #awaitTermination}. Idempotent.
+     * runs, under the rate limiter. Does not wait for tasks; use {@link #awaitTermination}.
+     * Idempotent.
+     *
+     * <p>An idle executor (nothing queued or running) terminates before this method returns, as a
+     * {@code ThreadPoolExecutor} with nothing to run does: {@link #isTerminated()} is then
+     * {@code true}. Terminating stops the owned threads and an owned delegate, so the call may
+     * wait for their threads to end; it does not wait for a user's callback beyond the bound of
+     * {@link Builder#onRateChange}. Called from the observation thread (an {@code onRateChange}
+     * listener or a {@link PoolSizer}), or with an owned delegate that is not a
+     * {@code ThreadPoolExecutor} and has not terminated, it leaves the termination to the
+     * dispatcher, a moment later.
      */
     @Override
     public void shutdown() {
@@ -782,8 +959,54 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             mainLock.unlock();
         }
         dispatcher.thread.interrupt(); // a dispatcher waiting on an empty queue re-reads the state
+        roomFreed(); // a submitter waiting for room is refused
         if (inFlight.get() == 0) {
             signalQuiescent();
+        }
+        terminateIfIdle();
+    }
+
+    /**
+     * After the state is SHUTDOWN or more: terminates an idle executor on the calling thread (see
+     * the lifecycle notes). Nothing if a task is queued, held or in flight, if an owned delegate is
+     * not quiet, or if the caller is the observation thread, which terminate() waits for.
+     */
+    private void terminateIfIdle() {
+        if (state == TERMINATED || tick.runsOn(Thread.currentThread()) || !delegate.quiet()
+                || !dispatcher.retireIfIdle()) {
+            return;
+        }
+        if (terminationClaimed.compareAndSet(false, true)) {
+            terminate();
+        }
+        // Whoever ran terminate(), it was quick (nothing in flight, the delegate quiet): wait for
+        // it, and for the dispatcher thread to end, so that isTerminated() holds on return.
+        boolean interrupted = false;
+        mainLock.lock();
+        try {
+            while (state != TERMINATED) {
+                terminatedCondition.awaitUninterruptibly();
+            }
+        } finally {
+            mainLock.unlock();
+        }
+        for (;;) {
+            try {
+                dispatcher.thread.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The dispatcher's exit: it terminates the executor unless an idle shutdown() does. */
+    void dispatcherExited() {
+        if (terminationClaimed.compareAndSet(false, true)) {
+            terminate();
         }
     }
 
@@ -809,6 +1032,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             mainLock.unlock();
         }
         dispatcher.thread.interrupt();
+        roomFreed();
         List<Runnable> never = new ArrayList<>();
         dispatcher.takeBack(never);
         delegate.takeBack(this, never);
@@ -816,19 +1040,20 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (inFlight.get() == 0) {
             signalQuiescent();
         }
+        terminateIfIdle();
         return never;
     }
 
-    /** The dispatcher's last act: wait for the tasks in flight, stop what is owned, terminate. */
-    void terminate() {
+    /**
+     * Terminates, once, on the thread that claimed it (the dispatcher as its last act, or an idle
+     * executor's shutdown()): waits for the tasks in flight, stops what is owned, sets TERMINATED.
+     * Keeps the calling thread's interrupt status.
+     */
+    private void terminate() {
         mainLock.lock();
         try {
             while (inFlight.get() > 0) {
-                try {
-                    quiescent.await();
-                } catch (InterruptedException e) {
-                    // shutdownNow() may interrupt us again; keep waiting
-                }
+                quiescent.awaitUninterruptibly(); // shutdownNow() may interrupt us again; keep waiting
             }
         } finally {
             mainLock.unlock();
@@ -843,7 +1068,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         } finally {
             mainLock.unlock();
         }
-        Thread.interrupted();
     }
 
     /**
@@ -1368,6 +1592,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         private PoolSizer poolSizer;
         private int maxConcurrency;
         private RejectionPolicy rejectionPolicy = RejectionPolicy.ABORT;
+        private Duration blockTimeout = DEFAULT_BLOCK_TIMEOUT;
         private boolean shedding = true;
         private boolean fixedRate;
         private ScheduledExecutorService scheduler;
@@ -1469,27 +1694,42 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          * Sets how long the observation tick may go without running before the loop is reported
          * stale ({@link PowerFlowExecutor#isStale()}, the {@code power.flow.stale} gauge, a
          * {@code StaleLoop} JFR event). Default three times the observe interval; it must be
-         * longer than the observe interval.
+         * longer than the observe interval (checked by {@link #build()}), so longer than
+         * {@link PowerFlowExecutor#MIN_OBSERVE_INTERVAL}.
          *
-         * @param staleAfter a positive duration
+         * @param staleAfter a duration over {@link PowerFlowExecutor#MIN_OBSERVE_INTERVAL} and at
+         *     most {@link #MAX_DURATION}
          * @return this builder
          * @throws NullPointerException     if {@code staleAfter} is null
-         * @throws IllegalArgumentException if {@code staleAfter} is not positive
+         * @throws IllegalArgumentException if {@code staleAfter} is not over
+         *                                  {@code MIN_OBSERVE_INTERVAL}, or is over
+         *                                  {@code MAX_DURATION}
          */
         public Builder staleAfter(Duration staleAfter) {
-            Objects.requireNonNull(staleAfter, "staleAfter");
-            if (staleAfter.isNegative() || staleAfter.isZero()) {
-                throw new IllegalArgumentException("staleAfter must be positive: " + staleAfter);
-            }
+            Preconditions.requireDurationIn("staleAfter", staleAfter, MIN_OBSERVE_INTERVAL.plusNanos(1), MAX_DURATION);
             this.staleAfter = staleAfter;
             return this;
         }
 
         /**
          * Sets a listener called as {@code onRateChange(rate, previous)} when the loop moves the
-         * rate, on the observation thread, after the delegate has been resized. A listener that
-         * throws is reported and counted ({@link PowerFlowExecutor#callbackFailures()}) and stops
-         * nothing.
+         * rate, after the delegate has been resized (with the {@link PoolSizer}'s answer).
+         *
+         * <p><b>Which thread, and what happens when it blocks or throws.</b> The sizer and the
+         * listener run on the executor's callback thread, a daemon named {@code name-callbacks},
+         * one change at a time, never on the observation thread: the observation puts the rate
+         * into the limiter and wakes the dispatcher first, then hands the callbacks over and waits
+         * for them at most {@link PowerFlowExecutor#MAX_CALLBACK_WAIT} (1 s), so with callbacks that
+         * return at once the pool is resized and the listener called by the time the observation
+         * ends. A callback that blocks stalls nothing but later callbacks: observations go on at
+         * their interval, the rate limiter follows the law, and the changes that come meanwhile
+         * are coalesced into one (the latest rate, and as {@code previous} the rate the callbacks
+         * last saw), delivered when the callback returns. Termination waits for every task, then
+         * interrupts a callback still running and waits for it at most {@code MAX_CALLBACK_WAIT}
+         * more; a callback that outlives that is left to end on its daemon thread, and no later
+         * change is delivered. A listener or sizer that throws is reported and counted
+         * ({@link PowerFlowExecutor#callbackFailures()}) and stops nothing (the size stays as it
+         * was). The sizer's first call, for the starting rate, runs in {@link #build()}.
          *
          * @param onRateChange the listener, or {@code null} for none
          * @return this builder
@@ -1501,18 +1741,19 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
         /**
          * Sets how often the loop observes. Default 1 s. Each observation passes the control law
-         * the elapsed time measured with the ticker since the previous one, in milliseconds.
+         * the elapsed time measured with the ticker since the previous one, in milliseconds. At
+         * least {@link PowerFlowExecutor#MIN_OBSERVE_INTERVAL} (1 ms): a window shorter than that
+         * holds too few samples for a p99, and ticking faster only burns a core.
          *
-         * @param observeInterval a positive duration
+         * @param observeInterval a duration in {@code [MIN_OBSERVE_INTERVAL, MAX_DURATION]}
          * @return this builder
          * @throws NullPointerException     if {@code observeInterval} is null
-         * @throws IllegalArgumentException if {@code observeInterval} is not positive
+         * @throws IllegalArgumentException if {@code observeInterval} is not positive, under
+         *                                  {@link PowerFlowExecutor#MIN_OBSERVE_INTERVAL}, or over
+         *                                  {@link #MAX_DURATION}
          */
         public Builder observeInterval(Duration observeInterval) {
-            Objects.requireNonNull(observeInterval, "observeInterval");
-            if (observeInterval.isNegative() || observeInterval.isZero()) {
-                throw new IllegalArgumentException("observeInterval must be positive: " + observeInterval);
-            }
+            Preconditions.requireDurationIn("observeInterval", observeInterval, MIN_OBSERVE_INTERVAL, MAX_DURATION);
             this.observeInterval = observeInterval;
             return this;
         }
@@ -1589,6 +1830,24 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
 
         /**
+         * Sets the longest a submitter waits for room under {@link RejectionPolicy#BLOCK} before
+         * it gets a {@link QueueFullException} (or, with shedding, a {@link ShedException} if the
+         * queue's oldest task is still over the wait budget). Default 1 minute; ignored under the
+         * other policies. The wait is in real time, whatever the {@code ticker}.
+         *
+         * @param blockTimeout a positive duration, at most {@link #MAX_DURATION}
+         * @return this builder
+         * @throws NullPointerException     if {@code blockTimeout} is null
+         * @throws IllegalArgumentException if {@code blockTimeout} is not positive or is over
+         *                                  {@link #MAX_DURATION}
+         */
+        public Builder blockTimeout(Duration blockTimeout) {
+            this.blockTimeout = Preconditions.requireDurationIn("blockTimeout", blockTimeout, Duration.ofNanos(1),
+                    MAX_DURATION);
+            return this;
+        }
+
+        /**
          * Turns the feedback off: the rate stays at {@code rate}, and the tick only rolls the
          * latency windows over. {@code minRate} is then optional. Default {@code false}.
          *
@@ -1644,8 +1903,17 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          * @throws IllegalStateException    if observability or JMX was asked and the name is
          *                                  already registered there by another live executor
          *                                  (nothing is started and nothing stays registered)
+         * @throws IllegalArgumentException if the {@code delegate} or the {@code scheduler} is
+         *                                  already shut down, or the scheduler refuses the tick
          */
         public PowerFlowExecutor build() {
+            // A shut-down executor refuses everything: say so now, not with a cancelled Future per task.
+            if (delegate != null && delegate.isShutdown()) {
+                throw new IllegalArgumentException("delegate must not be shut down: " + delegate);
+            }
+            if (scheduler != null && scheduler.isShutdown()) {
+                throw new IllegalArgumentException("scheduler must not be shut down: " + scheduler);
+            }
             if (staleAfter != null && staleAfter.compareTo(observeInterval) <= 0) {
                 throw new IllegalArgumentException("staleAfter must be > observeInterval: staleAfter="
                         + staleAfter + ", observeInterval=" + observeInterval);

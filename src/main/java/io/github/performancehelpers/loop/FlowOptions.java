@@ -32,6 +32,24 @@ import io.github.performancehelpers.limit.RateLimiter;
  */
 public abstract class FlowOptions<B extends FlowOptions<B>> {
 
+    /**
+     * The longest duration any option of these builders (and of {@code PowerFlowExecutor.Builder})
+     * takes: 10,000 days (about 27 years), for a target, an interval or a timeout alike. A longer
+     * one means nothing for a latency loop, and the bound leaves the nanosecond arithmetic room
+     * (a duration past about 292 years has no {@code long} of nanoseconds at all); it is refused
+     * by name, with an {@link IllegalArgumentException}.
+     */
+    public static final Duration MAX_DURATION = Duration.ofDays(10_000);
+
+    /**
+     * The largest {@link #queueCapacity(int)}: {@link PowerQueue#MAX_CAPACITY}, 2^20 (1,048,576)
+     * tasks. The queue's ring is allocated up front, about 12 bytes a slot (12 MB at this bound).
+     */
+    public static final int MAX_QUEUE_CAPACITY = PowerQueue.MAX_CAPACITY;
+
+    /** {@link #MAX_DURATION} in milliseconds, the bound on {@code targetP99(double)}. */
+    private static final double MAX_MILLIS = Preconditions.millis(MAX_DURATION);
+
     // Read by PowerFlowController's constructor and copied by copyTo.
     double rate = Double.NaN;
     double burst = 0;
@@ -119,26 +137,36 @@ public abstract class FlowOptions<B extends FlowOptions<B>> {
     /**
      * Sets the latency setpoint the loop drives the quantile toward. Default 50 ms.
      *
-     * @param targetP99 milliseconds, finite and {@code > 0}
+     * @param targetP99 milliseconds, finite, {@code > 0} and at most {@link #MAX_DURATION}
      * @return this builder
-     * @throws IllegalArgumentException if {@code targetP99} is not finite or not {@code > 0}
+     * @throws IllegalArgumentException if {@code targetP99} is not finite, not {@code > 0}, or over
+     *                                  {@link #MAX_DURATION}
      */
     public B targetP99(double targetP99) {
-        this.targetP99 = Preconditions.requireFinitePositive("targetP99", targetP99);
+        Preconditions.requireFinitePositive("targetP99", targetP99);
+        if (targetP99 > MAX_MILLIS) {
+            throw new IllegalArgumentException("targetP99 must be at most " + MAX_DURATION + " (" + MAX_MILLIS
+                    + " ms): " + targetP99);
+        }
+        this.targetP99 = targetP99;
         return self();
     }
 
     /**
      * Sets the latency setpoint the loop drives the quantile toward. Default 50 ms.
      *
-     * @param targetP99 a positive duration
+     * @param targetP99 a positive duration, at most {@link #MAX_DURATION}
      * @return this builder
      * @throws NullPointerException     if {@code targetP99} is null
-     * @throws IllegalArgumentException if {@code targetP99} is not positive
+     * @throws IllegalArgumentException if {@code targetP99} is not positive, or over
+     *                                  {@link #MAX_DURATION}
      */
     public B targetP99(Duration targetP99) {
         Objects.requireNonNull(targetP99, "targetP99");
-        return targetP99(targetP99.toNanos() / 1e6);
+        if (targetP99.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException("targetP99 must be at most " + MAX_DURATION + ": " + targetP99);
+        }
+        return targetP99(Preconditions.millis(targetP99));
     }
 
     /**
@@ -158,15 +186,22 @@ public abstract class FlowOptions<B extends FlowOptions<B>> {
     }
 
     /**
-     * Sets the bound on the waiting queue. Default 100.
+     * Sets the bound on the waiting queue. Default 100. The queue's ring is allocated when the
+     * controller or executor is built, about 12 bytes a slot, hence the bound
+     * {@link #MAX_QUEUE_CAPACITY}.
      *
-     * @param queueCapacity items, {@code >= 1}
+     * @param queueCapacity items, in {@code [1, MAX_QUEUE_CAPACITY]}
      * @return this builder
-     * @throws IllegalArgumentException if {@code queueCapacity < 1}
+     * @throws IllegalArgumentException if {@code queueCapacity < 1} or
+     *                                  {@code queueCapacity > MAX_QUEUE_CAPACITY}
      */
     public B queueCapacity(int queueCapacity) {
         if (queueCapacity < 1) {
             throw new IllegalArgumentException("queueCapacity must be >= 1: " + queueCapacity);
+        }
+        if (queueCapacity > MAX_QUEUE_CAPACITY) {
+            throw new IllegalArgumentException("queueCapacity must be at most MAX_QUEUE_CAPACITY ("
+                    + MAX_QUEUE_CAPACITY + "): " + queueCapacity);
         }
         this.queueCapacity = queueCapacity;
         return self();

@@ -69,6 +69,13 @@ public final class PowerQueue<E> {
      * consumers reach it (documented as a Note on the class).
      */
 
+    /**
+     * The largest capacity: 2^20 (1,048,576) elements. The ring is allocated up front, about 12
+     * bytes a slot (12 MB at this bound); a larger bound would let one option exhaust the heap
+     * ({@code Integer.MAX_VALUE} would ask for 24 GB).
+     */
+    public static final int MAX_CAPACITY = 1 << 20;
+
     /** The tombstone left by remove(Object) in the slot of the removed element. */
     private static final Object REMOVED = new Object();
 
@@ -122,12 +129,16 @@ public final class PowerQueue<E> {
     /**
      * Creates an empty queue.
      *
-     * @param capacity the most elements the queue holds at once, {@code >= 1}
-     * @throws IllegalArgumentException if {@code capacity < 1}
+     * @param capacity the most elements the queue holds at once, in {@code [1, MAX_CAPACITY]}
+     * @throws IllegalArgumentException if {@code capacity < 1} or {@code capacity > MAX_CAPACITY}
      */
     public PowerQueue(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be >= 1: " + capacity);
+        }
+        if (capacity > MAX_CAPACITY) {
+            throw new IllegalArgumentException("capacity must be at most MAX_CAPACITY (" + MAX_CAPACITY + "): "
+                    + capacity);
         }
         this.capacity = capacity;
         this.length = Math.max(2, capacity);
