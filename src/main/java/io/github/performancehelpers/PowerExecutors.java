@@ -40,6 +40,12 @@ import io.github.performancehelpers.loop.PowerFlowController;
  *     rate and the target ({@link PoolSizer#littlesLaw(Duration, int, int)}) undersizes itself
  *     whenever calls take longer than the target, which is when the loop cuts: the field trial's
  *     "tail" scenario starved that way (see {@code benchmarks/fieldtrial.md}).</li>
+ * <li>Daemon threads, unlike {@code newFixedThreadPool}'s: an executor that is never closed does
+ *     not keep the JVM alive (its queued tasks are then lost with the JVM, as with any daemon
+ *     thread). Close it, or shut it down and await termination, to run what was accepted.</li>
+ * <li>{@link RejectionPolicy#ABORT}: a refused task throws at {@code submit}. A producer that
+ *     submits more than the queue holds at once wants the builder with
+ *     {@link RejectionPolicy#BLOCK}.</li>
  * </ul>
  * Use {@link PowerFlowExecutor#builder()} for anything else.
  *
@@ -58,7 +64,7 @@ public final class PowerExecutors {
     /**
      * Returns a flow-controlled replacement for {@code Executors.newFixedThreadPool(nThreads)}: an
      * owned {@link ThreadPoolExecutor} of at most {@code nThreads} daemon threads (named
-     * {@code power-flow-N-worker-K}), shrunk by the loop when the rate falls. See the class
+     * {@code power-flow-N-worker-K}); the pool stays at {@code nThreads}. See the class
      * description for the derived settings.
      *
      * @param nThreads  the most threads, {@code >= 1}
