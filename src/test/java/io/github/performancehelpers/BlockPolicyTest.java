@@ -69,13 +69,7 @@ class BlockPolicyTest {
     void waitEndsInQueueFullExceptionAtTheTimeout() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (PowerFlowExecutor e = oneSlot(1).shedding(false).blockTimeout(Duration.ofMillis(30)).build()) {
-            e.execute(() -> {
-                try {
-                    release.await();
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                }
-            });
+            e.execute(() -> awaitOrKeepInterrupt(release));
             e.execute(() -> { });
             long dropped = e.stats().dropped();
             QueueFullException x = assertThrows(QueueFullException.class, () -> e.execute(() -> { }));
@@ -91,13 +85,7 @@ class BlockPolicyTest {
     void waitIsInterruptible() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         try (PowerFlowExecutor e = oneSlot(1).shedding(false).build()) {
-            e.execute(() -> {
-                try {
-                    release.await();
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                }
-            });
+            e.execute(() -> awaitOrKeepInterrupt(release));
             e.execute(() -> { });
             AtomicReference<Throwable> thrown = new AtomicReference<>();
             AtomicReference<Boolean> status = new AtomicReference<>();
@@ -206,13 +194,7 @@ class BlockPolicyTest {
         FakeTicker t = new FakeTicker();
         CountDownLatch release = new CountDownLatch(1);
         try (PowerFlowExecutor e = oneSlot(10).ticker(t).targetP99(Duration.ofMillis(100)).build()) {
-            e.execute(() -> {
-                try {
-                    release.await();
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                }
-            });
+            e.execute(() -> awaitOrKeepInterrupt(release));
             Future<String> old = e.submit(() -> "old");
             t.advance(Duration.ofMillis(500)); // the head has waited past the wait budget (100 ms)
             AtomicReference<Future<String>> late = new AtomicReference<>();
@@ -237,13 +219,7 @@ class BlockPolicyTest {
         FakeTicker t = new FakeTicker();
         CountDownLatch release = new CountDownLatch(1);
         try (PowerFlowExecutor e = oneSlot(1).ticker(t).targetP99(Duration.ofMillis(100)).build()) {
-            e.execute(() -> {
-                try {
-                    release.await();
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                }
-            });
+            e.execute(() -> awaitOrKeepInterrupt(release));
             e.execute(() -> { }); // queued, never shed (a Runnable of execute)
             AtomicReference<Future<String>> waited = new AtomicReference<>();
             Thread submitter = Thread.ofPlatform().start(() -> waited.set(e.submit(() -> "waited")));
@@ -271,13 +247,7 @@ class BlockPolicyTest {
         CountDownLatch release = new CountDownLatch(1);
         try (PowerFlowExecutor e = oneSlot(10).rejectionPolicy(RejectionPolicy.ABORT).ticker(t)
                 .targetP99(Duration.ofMillis(100)).build()) {
-            e.execute(() -> {
-                try {
-                    release.await();
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                }
-            });
+            e.execute(() -> awaitOrKeepInterrupt(release));
             List<Callable<String>> tasks = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 tasks.add(() -> "x");
@@ -300,5 +270,14 @@ class BlockPolicyTest {
         IllegalArgumentException x = assertThrows(IllegalArgumentException.class,
                 () -> b.blockTimeout(Duration.ofSeconds(Long.MAX_VALUE)));
         assertTrue(x.getMessage().startsWith("blockTimeout must be at most"), x.getMessage());
+    }
+
+    /** Occupies a thread until {@code release} opens; an interrupt ends the wait, the status kept. */
+    private static void awaitOrKeepInterrupt(CountDownLatch release) {
+        try {
+            release.await();
+        } catch (InterruptedException ie) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -113,14 +113,27 @@ class ExecutorServiceContractTest {
         assertTrue(e.awaitTermination(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
     }
 
+    /** A test's body on a fresh executor of the configuration, which is shut down after it whatever happens. */
+    interface Body {
+        void run(PowerFlowExecutor e) throws Exception;
+    }
+
+    static void with(Supplier<PowerFlowExecutor> config, Body body) throws Exception {
+        PowerFlowExecutor e = config.get();
+        try {
+            body.run(e);
+        } finally {
+            closeAll(e);
+        }
+    }
+
     // ------------------------------------------------------------ submit (SubmitTest)
 
     /** submit(Runnable) returns a Future whose get() is null once the task ran. */
     @ParameterizedTest
     @MethodSource("executors")
     void submitRunnable(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             AtomicBoolean ran = new AtomicBoolean();
             Future<?> f = e.submit(() -> ran.set(true));
             assertNull(f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
@@ -128,44 +141,35 @@ class ExecutorServiceContractTest {
             assertTrue(f.isDone());
             assertFalse(f.isCancelled());
             assertEquals(Future.State.SUCCESS, f.state());
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** submit(Runnable, result) returns the result. */
     @ParameterizedTest
     @MethodSource("executors")
     void submitRunnableWithResult(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             Future<String> f = e.submit(() -> { }, "foo");
             assertEquals("foo", f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
             assertEquals("foo", f.resultNow());
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** submit(Callable) returns the callable's value. */
     @ParameterizedTest
     @MethodSource("executors")
     void submitCallable(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             Future<String> f = e.submit(() -> "bar");
             assertEquals("bar", f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** A task that throws fails its Future with an ExecutionException caused by what it threw. */
     @ParameterizedTest
     @MethodSource("executors")
     void submitTaskThatThrows(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             IllegalStateException boom = new IllegalStateException("boom");
             Future<String> c = e.submit(() -> {
                 throw boom;
@@ -179,38 +183,30 @@ class ExecutorServiceContractTest {
             ee = assertThrows(ExecutionException.class, () -> r.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
             assertSame(boom, ee.getCause());
             assertSame(boom, r.exceptionNow());
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** execute(Runnable) runs the task. */
     @ParameterizedTest
     @MethodSource("executors")
     void executeRuns(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             CountDownLatch ran = new CountDownLatch(1);
             e.execute(ran::countDown);
             assertTrue(ran.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** Every submit form, execute included, throws NullPointerException for a null task. */
     @ParameterizedTest
     @MethodSource("executors")
     void nullTasksAreRefused(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             assertThrows(NullPointerException.class, () -> e.execute(null));
             assertThrows(NullPointerException.class, () -> e.submit((Runnable) null));
             assertThrows(NullPointerException.class, () -> e.submit((Runnable) null, "x"));
             assertThrows(NullPointerException.class, () -> e.submit((Callable<String>) null));
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** After shutdown every submit form throws RejectedExecutionException. */
@@ -235,8 +231,7 @@ class ExecutorServiceContractTest {
     @ParameterizedTest
     @MethodSource("executors")
     void cancelInterruptsARunningTask(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             CountDownLatch started = new CountDownLatch(1);
             AtomicBoolean interrupted = new AtomicBoolean();
             Future<String> f = e.submit(untilInterrupted(started, interrupted));
@@ -247,17 +242,14 @@ class ExecutorServiceContractTest {
             assertThrows(CancellationException.class, f::get);
             assertEquals(Future.State.CANCELLED, f.state());
             PowerFlowExecutorTest.await(interrupted::get);
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** A thread interrupted while it waits in Future.get gets InterruptedException. */
     @ParameterizedTest
     @MethodSource("executors")
     void interruptWhileWaitingForAResult(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             CountDownLatch release = new CountDownLatch(1);
             Future<String> f = e.submit(() -> {
                 release.await();
@@ -269,17 +261,14 @@ class ExecutorServiceContractTest {
             assertFalse(Thread.interrupted());
             release.countDown();
             assertEquals("done", f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** Future.get(timeout) of a task that does not end throws TimeoutException. */
     @ParameterizedTest
     @MethodSource("executors")
     void timedGetTimesOut(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             CountDownLatch release = new CountDownLatch(1);
             Future<?> f = e.submit(() -> {
                 release.await();
@@ -288,9 +277,7 @@ class ExecutorServiceContractTest {
             assertThrows(TimeoutException.class, () -> f.get(10, TimeUnit.MILLISECONDS));
             release.countDown();
             f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     // ------------------------------------------------------------ invokeAny (InvokeTest)
@@ -299,52 +286,42 @@ class ExecutorServiceContractTest {
     @ParameterizedTest
     @MethodSource("executors")
     void invokeAnyOfOne(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             assertEquals("foo", e.invokeAny(List.of(() -> "foo")));
             assertEquals("foo", e.invokeAny(List.of(() -> "foo"), LONG_DELAY_MS, TimeUnit.MILLISECONDS));
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** invokeAny returns the result of one that completed; the others may be cancelled. */
     @ParameterizedTest
     @MethodSource("executors")
     void invokeAnyReturnsOneOfTheResults(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             List<Callable<String>> tasks = List.of(() -> "a", () -> "b", () -> "c");
             assertTrue(Set.of("a", "b", "c").contains(e.invokeAny(tasks)));
             assertTrue(Set.of("a", "b", "c").contains(e.invokeAny(tasks, LONG_DELAY_MS, TimeUnit.MILLISECONDS)));
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** invokeAny returns the task that succeeds when others throw. */
     @ParameterizedTest
     @MethodSource("executors")
     void invokeAnyIgnoresTasksThatThrow(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             List<Callable<String>> tasks = List.of(() -> {
                 throw new IllegalStateException();
             }, () -> "ok", () -> {
                 throw new IllegalStateException();
             });
             assertEquals("ok", e.invokeAny(tasks));
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** invokeAny, timed or not, throws ExecutionException when every task throws. */
     @ParameterizedTest
     @MethodSource("executors")
     void invokeAnyWhenAllThrow(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             IllegalStateException boom = new IllegalStateException("boom");
             List<Callable<String>> tasks = List.of(() -> {
                 throw boom;
@@ -356,17 +333,14 @@ class ExecutorServiceContractTest {
             ee = assertThrows(ExecutionException.class,
                     () -> e.invokeAny(tasks, LONG_DELAY_MS, TimeUnit.MILLISECONDS));
             assertSame(boom, ee.getCause());
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** A timed invokeAny whose tasks do not complete throws TimeoutException and cancels them. */
     @ParameterizedTest
     @MethodSource("executors")
     void timedInvokeAnyTimesOutAndCancels(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             CountDownLatch started = new CountDownLatch(1);
             AtomicBoolean interrupted = new AtomicBoolean();
             assertThrows(TimeoutException.class,
@@ -375,49 +349,40 @@ class ExecutorServiceContractTest {
             if (started.getCount() == 0) {
                 PowerFlowExecutorTest.await(interrupted::get);
             }
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** invokeAny called with the interrupt status set throws InterruptedException. */
     @ParameterizedTest
     @MethodSource("executors")
     void invokeAnyInterruptedBefore(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             Thread.currentThread().interrupt();
             assertThrows(InterruptedException.class,
                     () -> e.invokeAny(List.of(untilInterrupted(new CountDownLatch(1), new AtomicBoolean()))));
             assertFalse(Thread.interrupted());
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** invokeAny interrupted while it waits throws InterruptedException and cancels its tasks. */
     @ParameterizedTest
     @MethodSource("executors")
     void invokeAnyInterruptedWhileWaiting(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             CountDownLatch started = new CountDownLatch(1);
             AtomicBoolean interrupted = new AtomicBoolean();
             Thread interrupter = interruptWhenWaitingAfter(Thread.currentThread(), started);
             assertThrows(InterruptedException.class, () -> e.invokeAny(List.of(untilInterrupted(started, interrupted))));
             interrupter.join();
             PowerFlowExecutorTest.await(interrupted::get);
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** invokeAny refuses an empty collection, a null one and a null task. */
     @ParameterizedTest
     @MethodSource("executors")
     void invokeAnyArguments(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             assertThrows(IllegalArgumentException.class, () -> e.invokeAny(List.of()));
             assertThrows(IllegalArgumentException.class, () -> e.invokeAny(List.of(), 1, TimeUnit.SECONDS));
             assertThrows(NullPointerException.class, () -> e.invokeAny(null));
@@ -427,9 +392,7 @@ class ExecutorServiceContractTest {
             withNull.add(null);
             assertThrows(NullPointerException.class, () -> e.invokeAny(withNull));
             assertThrows(NullPointerException.class, () -> e.invokeAny(List.of(() -> "x"), 1, null));
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     // ------------------------------------------------------------ invokeAll (InvokeTest)
@@ -438,8 +401,7 @@ class ExecutorServiceContractTest {
     @ParameterizedTest
     @MethodSource("executors")
     void invokeAllReturnsDoneFutures(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             IllegalStateException boom = new IllegalStateException();
             List<Callable<String>> tasks = List.of(() -> "a", () -> {
                 throw boom;
@@ -454,17 +416,14 @@ class ExecutorServiceContractTest {
                 assertSame(boom, fs.get(1).exceptionNow());
                 assertEquals("c", fs.get(2).resultNow());
             }
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** A timed invokeAll returns at its timeout with the unfinished tasks cancelled. */
     @ParameterizedTest
     @MethodSource("executors")
     void timedInvokeAllCancelsWhatDidNotFinish(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             CountDownLatch started = new CountDownLatch(1);
             AtomicBoolean interrupted = new AtomicBoolean();
             List<Future<String>> fs = e.invokeAll(List.of(() -> "quick", untilInterrupted(started, interrupted)),
@@ -475,34 +434,28 @@ class ExecutorServiceContractTest {
             if (started.getCount() == 0) {
                 PowerFlowExecutorTest.await(interrupted::get);
             }
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** invokeAll interrupted while it waits throws InterruptedException and cancels its tasks. */
     @ParameterizedTest
     @MethodSource("executors")
     void invokeAllInterruptedWhileWaiting(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             CountDownLatch started = new CountDownLatch(1);
             AtomicBoolean interrupted = new AtomicBoolean();
             Thread interrupter = interruptWhenWaitingAfter(Thread.currentThread(), started);
             assertThrows(InterruptedException.class, () -> e.invokeAll(List.of(untilInterrupted(started, interrupted))));
             interrupter.join();
             PowerFlowExecutorTest.await(interrupted::get);
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     /** invokeAll of nothing returns an empty list; a null collection or task is refused. */
     @ParameterizedTest
     @MethodSource("executors")
     void invokeAllArguments(Supplier<PowerFlowExecutor> config) throws Exception {
-        PowerFlowExecutor e = config.get();
-        try {
+        with(config, e -> {
             assertTrue(e.invokeAll(List.<Callable<String>>of()).isEmpty());
             assertTrue(e.invokeAll(List.<Callable<String>>of(), 1, TimeUnit.SECONDS).isEmpty());
             assertThrows(NullPointerException.class, () -> e.invokeAll(null));
@@ -511,9 +464,7 @@ class ExecutorServiceContractTest {
             withNull.add(null);
             assertThrows(NullPointerException.class, () -> e.invokeAll(withNull));
             assertThrows(NullPointerException.class, () -> e.invokeAll(List.of(() -> "x"), 1, null));
-        } finally {
-            closeAll(e);
-        }
+        });
     }
 
     // ------------------------------------------------------------ close and termination (CloseTest)
