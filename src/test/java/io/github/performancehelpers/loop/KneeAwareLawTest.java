@@ -475,7 +475,7 @@ class KneeAwareLawTest {
         for (int w = 1; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
             assertEquals(down, window(flow, 135, 40), 1e-9, "window " + w);
         }
-        assertEquals(down * 1.03, window(flow, 135, 46), 1e-9); // (57 / 46)^(1 / 6) = 1.036, bounded
+        assertEquals(down * trimStep(53), window(flow, 135, 53), 1e-9); // (57 / 53)^(1 / 6) = 1.012
         assertTrue(flow.kneeTrimming());
         flow.reset();
         assertFalse(flow.kneeTrimming());
@@ -505,30 +505,39 @@ class KneeAwareLawTest {
         PowerFlowController<String> flow = trimmingNearTheKnee();
         double r = flow.rate();
         for (int w = 1; w < KneeAwareLaw.MAX_TRIM_WINDOWS; w++) {
-            assertEquals(r, idleWindow(flow, 10, 46, 1), 1e-9, "window " + w);
+            assertEquals(r, idleWindow(flow, 10, 53, 1), 1e-9, "window " + w);
         }
-        assertEquals(r * 1.03, idleWindow(flow, 10, 46, 1), 1e-9);
+        assertEquals(r * trimStep(53), idleWindow(flow, 10, 53, 1), 1e-9);
         assertTrue(flow.kneeTrimming());
     }
 
     /**
      * A trim block at or under the target that takes the rate above the capacity estimate raises
-     * the estimate to it: blocks of 46 ms, + 3 % each, take 135.4/s past 160/s on the sixth, the
-     * block that also ends trimming.
+     * the estimate to it. The climb at 53 ms (too little headroom to probe) carries the estimate
+     * up with the rate; trimming starts a step under it, and blocks of 53 ms, + 1.2 % each, take
+     * the rate past it by the third.
      */
     @Test
     void aTrimBlockAboveTheEstimateRaisesIt() {
-        PowerFlowController<String> flow = trimmingNearTheKnee();
-        double r = flow.rate();
-        for (int b = 1; b <= 6; b++) {
-            trimBlock(flow, 46);
-            if (b < 6) {
-                assertTrue(flow.rate() < 160, "block " + b);
-                assertEquals(160, flow.stats().capacityEstimate(), 1e-9, "block " + b);
-            }
+        PowerFlowController<String> flow = knee(200);
+        assertEquals(116.45, window(flow, 137, 80), 1e-9); // saturated: C = 137, to 0.85 × 137
+        while (flow.rate() < 137) {
+            window(flow, (int) flow.rate(), 53); // near the knee: + 2 % × (60 − 53) / 15
         }
-        assertEquals(r * Math.pow(1.03, 6), flow.rate(), 1e-9);
-        assertEquals(flow.rate(), flow.stats().capacityEstimate(), 1e-9); // 161.6 > 160
+        double top = flow.stats().capacityEstimate();
+        assertTrue(top >= 137, "the estimate follows the climb: " + top);
+        double trimmed = window(flow, (int) flow.rate(), 66);
+        assertTrue(flow.kneeTrimming());
+        assertTrue(trimmed < top, trimmed + " under " + top);
+        double estimate = top;
+        for (int b = 1; b <= 3; b++) {
+            double next = trimBlock(flow, 53);
+            assertEquals(trimmed * Math.pow(trimStep(53), b), next, 1e-6, "block " + b);
+            estimate = Math.max(estimate, next);
+            assertEquals(estimate, flow.stats().capacityEstimate(), 1e-6, "block " + b);
+        }
+        assertTrue(flow.rate() > top, "past the old estimate by the third block");
+        assertTrue(flow.kneeTrimming());
     }
 
     /**
@@ -544,6 +553,19 @@ class KneeAwareLawTest {
     }
 
     /**
+     * A block reading under 0.875 × the target ends trimming, so a downstream whose own p99 is
+     * most of the setpoint (50 ms of 60 here, nothing queued) climbs again instead of trimming up
+     * a step a block.
+     */
+    @Test
+    void aBlockAtTheDownstreamsOwnLatencyEndsTrimming() {
+        PowerFlowController<String> flow = trimmingNearTheKnee();
+        double r = flow.rate();
+        assertEquals(r * trimStep(50), trimBlock(flow, 50), 1e-9);
+        assertFalse(flow.kneeTrimming());
+    }
+
+    /**
      * A block reading under 0.75 × the target ends trimming: the downstream does more now. The
      * block steps up by 3 %, and the climb resumes; it trims again where it next reads over.
      */
@@ -551,7 +573,7 @@ class KneeAwareLawTest {
     void aBlockFarUnderTheTargetEndsTrimming() {
         PowerFlowController<String> flow = trimmingNearTheKnee();
         double r = flow.rate();
-        assertEquals(r * 1.03, trimBlock(flow, 44), 1e-9); // 44 < 45: + 3 %, and trimming ends
+        assertEquals(r * 1.03, trimBlock(flow, 44), 1e-9); // 44 < 0.875 × 60: + 3 %, and trimming ends
         assertFalse(flow.kneeTrimming());
         assertEquals(r * 1.03 * 1.02, window(flow, 140, 40), 1e-9); // near the knee: + 2 %
         double again = window(flow, 143, 70); // over the target after an increase: trims again
@@ -584,13 +606,13 @@ class KneeAwareLawTest {
         PowerFlowController<String> flow = trimmingNearTheKnee();
         double r = flow.rate();
         for (int b = 1; b <= KneeAwareLaw.MAX_TRIM_UPS; b++) {
-            double next = trimBlock(flow, 52);
-            assertEquals(r * Math.pow(57 / 52.0, 1 / 6.0), next, next * 0.003, "block " + b);
+            double next = trimBlock(flow, 54);
+            assertEquals(r * Math.pow(57 / 54.0, 1 / 6.0), next, next * 0.003, "block " + b);
             assertEquals(b < KneeAwareLaw.MAX_TRIM_UPS, flow.kneeTrimming(), "block " + b);
             r = next;
         }
-        double climbed = window(flow, (int) r, 40); // the last windows read 52 ms: + 2 % × (60 − 52) / 15
-        assertEquals(r * (1 + 0.02 * 8 / 15.0), climbed, r * 0.001);
+        double climbed = window(flow, (int) r, 40); // the last windows read 54 ms: + 2 % × (60 − 54) / 15
+        assertEquals(r * (1 + 0.02 * 6 / 15.0), climbed, r * 0.001);
         double again = window(flow, (int) climbed, 70);
         assertEquals(climbed * trimStep(70), again, again * 0.002);
         assertTrue(flow.kneeTrimming());
@@ -600,7 +622,7 @@ class KneeAwareLawTest {
     @Test
     void aStepDownStartsTheCountOver() {
         PowerFlowController<String> flow = trimmingNearTheKnee();
-        double[] blocks = {52, 52, 52, 52, 52, 62, 52, 52, 52, 52, 52};
+        double[] blocks = {54, 54, 54, 54, 54, 62, 54, 54, 54, 54, 54};
         for (double ms : blocks) {
             trimBlock(flow, ms);
             assertTrue(flow.kneeTrimming(), "after a block of " + ms);
