@@ -31,12 +31,15 @@ import io.github.performancehelpers.internal.Preconditions;
  * {@code (U - L) / (U + L) <= a} of that representative, so every quantile is within relative
  * error {@code a} of the exact quantile of the recorded samples (up to floating-point rounding,
  * far below {@code 1e-9} relative), for values inside the
- * {@linkplain Builder#trackableRange(Duration, Duration) trackable range}. The bucket index is
- * not computed with {@link Math#log(double)} but from the IEEE-754 bits of the value: its
- * binary exponent plus a cubic polynomial in its mantissa, an approximation of the logarithm
- * whose bucket width is narrowed just enough (about 1% more buckets than an exact logarithm
- * would use) that no bucket spans more than a factor {@code gamma}; the exact index formula is
- * at {@link Snapshot#toJson()}. Zero is a valid value and has its own exact bucket. A quantile
+ * {@linkplain Builder#trackableRange(Duration, Duration) trackable range}. The buckets repeat
+ * from octave to octave, a whole number {@code n} of them per octave (36 at the default accuracy
+ * of 1%, 4% more than buckets of exactly {@code U / L = gamma} would need), each a run of the
+ * octave's {@code 2^k} equal cells (1,024 at 1%) whose ratio {@code U / L} is checked to be at
+ * most {@code gamma} when the histogram is built; the bounds and the index formula are at
+ * {@link Snapshot#toJson()}. The index is not computed with {@link Math#log(double)} nor any
+ * floating-point arithmetic, but from the IEEE-754 bits of the value, as HdrHistogram does: the
+ * binary exponent times {@code n}, plus the bucket of the cell, read from a table indexed by the
+ * top {@code k} bits of the mantissa. Zero is a valid value and has its own exact bucket. A quantile
  * is also clamped to {@link #min()} and {@link #max()}, which can only bring it closer to the
  * exact answer, and the quantiles of the first and last rank are {@link #min()} and
  * {@link #max()} (exact, except in {@linkplain Builder#singleWriter(boolean) single-writer
@@ -125,11 +128,11 @@ import io.github.performancehelpers.internal.Preconditions;
  * inside the range; {@link #min()}, {@link #max()}, {@link #sum()} and {@link #count()} stay
  * exact for every value (in single-writer mode: {@link #count()} and {@link #sum()}). The state
  * is two arrays (the active and the inactive interval; in single-writer mode the cumulative
- * counters and the reader's baseline) of about
- * {@code 2 + 1.0099 * ln(highest / lowest) / ln(gamma)} longs, plus a few small objects: at the
- * default accuracy of 1% the whole state is about 24.0 KiB for the default range (1,513 longs
- * per interval) and about 17.8 KiB for 1 µs to 1 hour (1,113 longs). Memory grows as
- * {@code 1 / relativeAccuracy}: 0.1% over the default range takes about 237 KiB.
+ * counters and the reader's baseline) of about {@code 2 + n * log2(highest / lowest)} longs,
+ * plus the index table ({@code 2^k} ints, about {@code 23 n}: 4 KiB at 1%) and a few small
+ * objects: at the default accuracy of 1% the whole state is about 28.9 KiB for the default range
+ * (1,557 longs per interval) and about 22.5 KiB for 1 µs to 1 hour (1,145 longs). Memory grows
+ * as {@code 1 / relativeAccuracy}: 0.1% over the default range takes about 280 KiB.
  *
  * @since 0.1.0
  */
@@ -168,26 +171,28 @@ public final class PowerHistogram {
      * single write, so the current interval loses nothing.
      *
      * Single-writer mode (SingleWriterCounters). No phaser, no intervals: one array of cumulative
-     * bucket counts, the cumulative sum (in a few stripes, by bucket, so that consecutive records
-     * do not wait on each other's floating-point addition), min and max, written by the one writer
-     * in this order: min/max (plain, and only on a new extreme), the bucket (release store), the
-     * sum stripe (release store). A reader reads in the opposite order with acquire loads: the sum
-     * stripes, then the buckets, then min/max. So a sum the reader sees includes only samples
-     * whose bucket increments it sees, and a bucket increment it sees comes with the min/max
-     * update of that sample (release/acquire), so the lifetime extremes read last bound every
-     * sample the read counts. On x86 a release store is a plain store (the ordering is the
-     * compiler's), so the release stores cost no more than plain ones. The sum stripes keep
-     * consecutive records from waiting on each other's floating-point addition (a load-add-store
-     * chain through memory). Both choices are measured in benchmarks/histogram.md, section "Fast
-     * bucket index and single-writer mode (2026-11-30 14:15, load average 1.4)".
+     * bucket counts, the cumulative sum, and the lifetime min and max (as raw bits: a value
+     * >= +0.0 compares as its bits do, so the writer's checks are integer comparisons), written
+     * by the one writer in this order: min/max (plain, and only on a new extreme), the bucket
+     * (release store), the sum (release store). A reader reads in the opposite order with
+     * acquire loads: the sum, then the buckets, then min/max. So a sum the reader sees includes
+     * only samples whose bucket increments it sees, and a bucket increment it sees comes with the
+     * min/max update of that sample (release/acquire), so the lifetime extremes read last bound
+     * every sample the read counts. On x86 a release store is a plain store (the ordering is the
+     * compiler's). The sum is one field: striping it by bucket, so that consecutive records
+     * would not wait on each other's addition, measured slower (more instructions for the stripe
+     * and its bounds check than the addition's latency costs; benchmarks/histogram.md).
      *
      * The reader keeps the baseline (the cumulative counts and
      * sum at the last reset) and reports differences. Monotonic counters make that exact: each
      * increment of a bucket is counted in the one interval whose read first saw it.
      *
-     * The bucket index is CubicLogMapping's (exponent bits + cubic in the mantissa), not
-     * Math.log, which costs several times as much (see benchmarks/histogram.md, section
-     * "Fast bucket index and single-writer mode (2026-11-30 14:15, load average 1.4)").
+     * The bucket index is OctaveLogMapping's: the exponent bits times the buckets per octave,
+     * plus one load from a table indexed by the top mantissa bits, and one unsigned range check
+     * that also sends zero, negative, NaN, infinite and out-of-range values to the slow path
+     * (recordMillis). Neither Math.log (several times the cost) nor a polynomial in the
+     * mantissa (the previous index, about twice the record's cost of HdrHistogram's) is on the
+     * record path; benchmarks/histogram.md has the measurements.
      */
 
     /** Default lowest trackable value: 1 ns, in milliseconds. */
@@ -197,17 +202,32 @@ public final class PowerHistogram {
     /** Upper bound on the number of buckets of one interval (32 MiB per interval). */
     static final int MAX_BUCKETS = 1 << 22;
     /** Bucket indices stay well inside int range. */
-    private static final double MAX_INDEX = 1 << 30;
+    private static final long MAX_INDEX = 1 << 30;
 
     private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final double relativeAccuracy;
-    private final CubicLogMapping mapping;
+    private final OctaveLogMapping mapping;
     private final int minIndex;
     private final int maxIndex;
     private final int slotCount;
-    /** {@code 2 - minIndex}: the scaled logarithm plus this, truncated, is the slot. */
-    private final double slotOffset;
+    /*
+     * The record path's copy of the mapping's table and constants (see slotOf), held here so
+     * that a record reads them without going through the mapping object.
+     */
+    /** The mapping's cell table. */
+    private final int[] cells;
+    /** The mapping's cell shift. */
+    private final int cellShift;
+    /** Buckets per octave. */
+    private final long bucketsPerOctave;
+    /**
+     * {@code 2 - minIndex - 1023 * bucketsPerOctave}: the slot of a value is its biased
+     * exponent times {@code bucketsPerOctave}, plus its cell's bucket, plus this.
+     */
+    private final long slotBase;
+    /** {@code slotCount - 1}: a candidate slot {@code s} is in range if {@code s - 1 <u slotLimit}. */
+    private final long slotLimit;
 
     /** The single-writer state, or null in the default (multi-writer) mode. */
     private final SingleWriterCounters cumulative;
@@ -223,13 +243,17 @@ public final class PowerHistogram {
     /** The interval swapped out last; quiescent. Guarded by {@code readerLock}. */
     private HistogramInterval inactive;
 
-    private PowerHistogram(Builder builder, CubicLogMapping mapping, int minIndex, int maxIndex) {
+    private PowerHistogram(Builder builder, OctaveLogMapping mapping, int minIndex, int maxIndex) {
         this.relativeAccuracy = builder.relativeAccuracy;
         this.mapping = mapping;
         this.minIndex = minIndex;
         this.maxIndex = maxIndex;
         this.slotCount = 1 + (maxIndex - minIndex + 1);
-        this.slotOffset = 2.0 - minIndex;
+        this.cells = mapping.cells();
+        this.cellShift = mapping.cellShift();
+        this.bucketsPerOctave = mapping.bucketsPerOctave();
+        this.slotBase = 2L - minIndex - 1023L * bucketsPerOctave;
+        this.slotLimit = slotCount - 1;
         if (builder.singleWriter) {
             this.cumulative = new SingleWriterCounters(slotCount);
             this.phaser = null;
@@ -333,20 +357,27 @@ public final class PowerHistogram {
          * Builds the histogram, preallocating its buckets.
          *
          * @return a new, empty histogram
-         * @throws IllegalArgumentException if the accuracy and range together need more than
-         *                                  2<sup>22</sup> buckets (or bucket indices beyond
-         *                                  &plusmn;2<sup>30</sup>)
+         * @throws IllegalArgumentException if the accuracy needs more than 2<sup>16</sup>
+         *                                  buckets per octave (a relative accuracy below about
+         *                                  {@code 5.3e-6}), or the accuracy and range together
+         *                                  more than 2<sup>22</sup> buckets
          */
         public PowerHistogram build() {
-            CubicLogMapping mapping = new CubicLogMapping(relativeAccuracy);
-            double lowestIndex = mapping.index(lowestMillis);
-            double highestIndex = mapping.index(highestMillis);
-            double buckets = highestIndex - lowestIndex + 2;
-            double largestIndex = Math.max(Math.abs(lowestIndex), Math.abs(highestIndex));
-            if (!(buckets <= MAX_BUCKETS) || !(largestIndex < MAX_INDEX)) {
+            double perOctave = OctaveLogMapping.bucketsPerOctave(relativeAccuracy);
+            if (!(perOctave <= OctaveLogMapping.MAX_BUCKETS_PER_OCTAVE)) {
+                throw new IllegalArgumentException("relativeAccuracy " + relativeAccuracy
+                        + " needs " + (long) perOctave + " buckets per octave, more than "
+                        + OctaveLogMapping.MAX_BUCKETS_PER_OCTAVE + "; use a larger relativeAccuracy");
+            }
+            OctaveLogMapping mapping = new OctaveLogMapping(relativeAccuracy);
+            long lowestIndex = mapping.index(lowestMillis);
+            long highestIndex = mapping.index(highestMillis);
+            long buckets = highestIndex - lowestIndex + 2;
+            long largestIndex = Math.max(Math.abs(lowestIndex), Math.abs(highestIndex));
+            if (buckets > MAX_BUCKETS || largestIndex >= MAX_INDEX) {
                 throw new IllegalArgumentException("relativeAccuracy " + relativeAccuracy
                         + " over the trackable range [" + lowestMillis + " ms, " + highestMillis
-                        + " ms] needs about " + (long) buckets + " buckets, more than "
+                        + " ms] needs about " + buckets + " buckets, more than "
                         + MAX_BUCKETS + "; use a larger relativeAccuracy or a narrower range");
             }
             return new PowerHistogram(this, mapping, (int) lowestIndex, (int) highestIndex);
@@ -368,8 +399,7 @@ public final class PowerHistogram {
      *                                  recorded then
      */
     public void record(double millis) {
-        Preconditions.requireFiniteNonNegative("millis", millis);
-        recordValid(millis); // -0.0 is normalized where it matters (see recordShared)
+        recordMillis(millis); // validates millis, off the fast path (see recordMillis)
     }
 
     /**
@@ -383,7 +413,7 @@ public final class PowerHistogram {
         if (nanos < 0) {
             throw new IllegalArgumentException("nanos must be >= 0: " + nanos);
         }
-        recordValid(nanos / 1e6);
+        recordMillis(nanos / 1e6);
     }
 
     /**
@@ -398,27 +428,58 @@ public final class PowerHistogram {
         if (latency.isNegative()) {
             throw new IllegalArgumentException("latency must not be negative: " + latency);
         }
-        recordValid(toMillis(latency));
+        recordMillis(toMillis(latency));
     }
 
     /**
-     * Records a validated, finite, non-negative value. {@code -0.0} needs no normalization in
-     * single-writer mode (it counts in the zero slot, adds nothing to the sum, and the interval
-     * minimum is then estimated as {@code +0.0}); the shared mode's exact minimum normalizes it.
+     * Records a value in milliseconds, validating it on the slow path only. The fast path is
+     * the mapping's index computed on the raw bits (shifts, a multiply and one table load, see
+     * {@link OctaveLogMapping}) and one unsigned range check: zero, {@code -0.0} and every
+     * negative value (sign bit set), NaN, the infinities and every value outside the trackable
+     * range give a candidate slot outside {@code [1, slotCount)} (their biased exponent is 0,
+     * above 2047 or 2047; the range's is within about 1000 to 1100), so they go to
+     * {@link #recordUnusual(double)}. The candidate is a long: the exponent times up to
+     * 2<sup>20</sup> buckets per octave overflows an int.
      */
-    private void recordValid(double millis) {
-        SingleWriterCounters c = cumulative;
-        if (c != null) {
-            c.record(slotOf(millis), millis);
+    private void recordMillis(double millis) {
+        long bits = Double.doubleToRawLongBits(millis);
+        int[] table = cells;
+        long slot = (bits >>> 52) * bucketsPerOctave
+                + table[(int) (bits >>> cellShift) & (table.length - 1)] + slotBase;
+        if (Long.compareUnsigned(slot - 1, slotLimit) < 0) {
+            recordSlot((int) slot, bits, millis);
         } else {
-            recordShared(millis);
+            recordUnusual(millis);
         }
     }
 
-    /** Records a validated value in the default (multi-writer) mode. */
-    private void recordShared(double value) {
-        double millis = value + 0.0; // -0.0 + 0.0 == +0.0, so the exact min is +0.0
-        int slot = slotOf(millis);
+    /**
+     * The slow path of {@link #recordMillis(double)}: validation, zero (and {@code -0.0}, made
+     * {@code +0.0} so that the extremes are), and values outside the range, clamped into it.
+     */
+    private void recordUnusual(double millis) {
+        Preconditions.requireFiniteNonNegative("millis", millis);
+        double value = millis + 0.0; // -0.0 + 0.0 == +0.0
+        int slot = 0;
+        if (value != 0.0) {
+            long index = mapping.index(value);
+            slot = 1 + (int) (Math.min(Math.max(index, minIndex), maxIndex) - minIndex);
+        }
+        recordSlot(slot, Double.doubleToRawLongBits(value), value);
+    }
+
+    /** Records a finite value {@code >= +0.0} (not {@code -0.0}), with raw bits {@code bits}, in its slot. */
+    private void recordSlot(int slot, long bits, double millis) {
+        SingleWriterCounters c = cumulative;
+        if (c != null) {
+            c.record(slot, bits, millis);
+        } else {
+            recordShared(slot, millis);
+        }
+    }
+
+    /** Records a finite value {@code >= +0.0} in the default (multi-writer) mode. */
+    private void recordShared(int slot, double millis) {
         long epoch = phaser.writerEnter();
         try {
             HistogramInterval interval = active;
@@ -429,21 +490,6 @@ public final class PowerHistogram {
         } finally {
             phaser.writerExit(epoch);
         }
-    }
-
-    /**
-     * The slot of a finite value {@code >= 0}: 0 for zero, else its bucket clamped to range.
-     * Slot {@code 1 + i - minIndex} = {@code floor(y) + 2 - minIndex} for {@code y} the scaled
-     * logarithm, computed as one truncating conversion ({@code (int)} of a double saturates, so
-     * values far outside the range are safe) and an integer clamp.
-     */
-    private int slotOf(double millis) {
-        if (millis == 0.0) {
-            return 0;
-        }
-        int slot = (int) (mapping.scaledLog(millis) + slotOffset);
-        // Truncation is floor for z >= 0; every z < 1 (the only ones it rounds up) clamps to 1.
-        return slot < 1 ? 1 : Math.min(slot, slotCount - 1);
     }
 
     /** The slot of bucket {@code index}, clamped to this histogram's range. */
@@ -691,7 +737,8 @@ public final class PowerHistogram {
      */
     long footprintBytes() {
         long array = 16L + 8L * slotCount;
-        long fixed = 96 /* this */ + 32 /* mapping */ + 16 + 48 /* ReentrantLock + its Sync */;
+        long fixed = 128 /* this */ + 40 /* mapping */ + mapping.tableBytes()
+                + 16 + 48 /* ReentrantLock + its Sync */;
         if (cumulative != null) {
             return 2 * array + SingleWriterCounters.OBJECT_BYTES + fixed;
         }
@@ -704,7 +751,7 @@ public final class PowerHistogram {
     }
 
     /** The bucket mapping (for tests). */
-    CubicLogMapping mapping() {
+    OctaveLogMapping mapping() {
         return mapping;
     }
 
@@ -734,7 +781,7 @@ public final class PowerHistogram {
         private static final long[] NO_COUNTS = new long[0];
 
         private final double relativeAccuracy;
-        private final CubicLogMapping mapping;
+        private final OctaveLogMapping mapping;
         final long zeroCount;
         /** Bucket index of {@code counts[0]}. */
         final int offset;
@@ -799,7 +846,7 @@ public final class PowerHistogram {
                     min, max);
         }
 
-        private Snapshot(double relativeAccuracy, CubicLogMapping mapping, long zeroCount,
+        private Snapshot(double relativeAccuracy, OctaveLogMapping mapping, long zeroCount,
                 int offset, long[] counts, long count, double sum, double min, double max) {
             this.relativeAccuracy = relativeAccuracy;
             this.mapping = mapping;
@@ -946,24 +993,29 @@ public final class PowerHistogram {
          *
          * <pre>{@code
          * {"relativeAccuracy":0.01,"count":4,"min":0.0,"max":12.0,"sum":17.0,"mean":4.25,
-         *  "quantiles":{"0.5":1.9807201947471058,"0.9":2.9999730088248806,
-         *               "0.99":2.9999730088248806,"0.999":2.9999730088248806},
-         *  "zeroCount":1,"bins":[[35,1],[56,1],[126,1]]}
+         *  "quantiles":{"0.5":2.019342359767892,"0.9":3.027060231854839,
+         *               "0.99":3.027060231854839,"0.999":3.027060231854839},
+         *  "zeroCount":1,"bins":[[37,1],[58,1],[130,1]]}
          * }</pre>
          *
          * {@code quantiles} holds the p50, p90, p99 and p999 as {@link #quantile(double)} gives
          * them. {@code zeroCount} is the number of samples equal to zero. {@code bins} lists
-         * the non-empty buckets in ascending order as {@code [index, count]} pairs. The index of
-         * a value {@code x = 2^e * (1 + m)} ({@code e} its binary exponent, {@code m} in
-         * {@code [0, 1)} its mantissa, as {@link Math#getExponent(double)} and the IEEE-754 bits
-         * give them) is
-         * {@code i = floor((35e + 50m - 21m^2 + 6m^3) / (50 ln gamma)) + 1} with
-         * {@code gamma = (1 + relativeAccuracy) / (1 - relativeAccuracy)}: the polynomial is a
-         * cubic approximation of {@code 35 log2(1 + m)}, and each bucket spans at most a factor
-         * {@code gamma}. So the buckets, the zero count and the min, max and sum are enough to
-         * rebuild the snapshot. (Pre-release builds of 0.1.0 used {@code Math.log} and bucket
-         * {@code i} = {@code (gamma^(i-1), gamma^i]}; those indices differ by about 1% and must
-         * not be mixed with these.)
+         * the non-empty buckets in ascending order as {@code [index, count]} pairs. With
+         * {@code gamma = (1 + relativeAccuracy) / (1 - relativeAccuracy)},
+         * {@code n_0 = ceil(ln 2 / ln gamma)}, {@code k} the smallest integer with
+         * {@code 2^k >= 16 n_0 / ln 2}, and {@code n} the smallest integer {@code >= n_0} for
+         * which every bucket below spans at most a factor {@code gamma} ({@code n = 36},
+         * {@code k = 10} at the default 0.01), an octave's buckets start at the mantissas
+         * {@code c_j / 2^k} for {@code c_j = ceil(2^k (2^(j/n) - 1))}, {@code 0 <= j < n}.
+         * The index of a value {@code x = 2^e * (1 + m)} ({@code e} its binary exponent,
+         * {@code m} in {@code [0, 1)} its mantissa, as {@link Math#getExponent(double)} and the
+         * IEEE-754 bits give them) is {@code i = e * n + j + 1} for the largest {@code j} with
+         * {@code c_j <= floor(2^k m)}, and bucket {@code i} is
+         * {@code [2^e (1 + c_j / 2^k), 2^e (1 + c_(j+1) / 2^k))} (with {@code c_n = 2^k}). So
+         * the buckets, the zero count and the min, max and sum are enough to rebuild the
+         * snapshot. (Pre-release builds of 0.1.0 used other layouts, {@code Math.log} and then a
+         * cubic in the mantissa; their indices differ by a few percent and must not be mixed
+         * with these.)
          *
          * @return a JSON object
          */

@@ -10,33 +10,27 @@ import java.lang.invoke.VarHandle;
  * order of the writer's stores and the reader's loads.
  *
  * <p><b>Thread safety.</b> At most one thread at a time may call the writer's methods
- * ({@link #record(int, double)}, {@link #add(PowerHistogram, PowerHistogram.Snapshot)}), with a
+ * ({@link #record(int, long, double)}, {@link #add(PowerHistogram, PowerHistogram.Snapshot)}), with a
  * happens-before edge between successive writers; the reader's methods ({@link #read},
  * {@link #rebase()}) require the histogram's {@code readerLock} and may run concurrently with
  * the writer.
  */
 final class SingleWriterCounters {
 
-    /**
-     * Stripes of the cumulative sum, chosen by bucket: a single running sum makes every
-     * record wait for the previous one's addition (load, add, store through memory); with
-     * stripes, consecutive records in different buckets add into different stripes.
-     */
-    static final int SUM_STRIPES = 8;
-
-    /** Object header, three array references and three doubles, plus the stripes array. */
-    static final long OBJECT_BYTES = 48 + 16 + 8 * SUM_STRIPES;
+    /** Object header, two array references, three longs (or doubles) and the baseline sum. */
+    static final long OBJECT_BYTES = 56;
 
     private static final VarHandle SLOTS = MethodHandles.arrayElementVarHandle(long[].class);
-    private static final VarHandle SUMS = MethodHandles.arrayElementVarHandle(double[].class);
+    private static final VarHandle SUM;
     private static final VarHandle MIN;
     private static final VarHandle MAX;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            MIN = l.findVarHandle(SingleWriterCounters.class, "min", double.class);
-            MAX = l.findVarHandle(SingleWriterCounters.class, "max", double.class);
+            SUM = l.findVarHandle(SingleWriterCounters.class, "sum", double.class);
+            MIN = l.findVarHandle(SingleWriterCounters.class, "minBits", long.class);
+            MAX = l.findVarHandle(SingleWriterCounters.class, "maxBits", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -44,15 +38,21 @@ final class SingleWriterCounters {
 
     /** Cumulative count per slot. Writer: plain read, setRelease. Readers: getAcquire. */
     final long[] slots;
+    /** Cumulative sum. Writer: plain read, setRelease (after the slot). Readers: getAcquire. */
+    private double sum;
     /**
-     * Cumulative sum, striped by {@code slot % SUM_STRIPES}. Writer: plain read, setRelease
-     * (after the slot). Readers: getAcquire, and add the stripes up.
+     * Raw bits of the lowest value ever recorded ({@code +infinity} before the first): the
+     * values are {@code >= +0.0}, whose bits order as the values do, so a {@code long}
+     * comparison of the bits is the comparison of the values. Writer: plain (before the slot).
+     * Readers: getAcquire.
      */
-    private final double[] sums = new double[SUM_STRIPES];
-    /** Lowest value ever recorded. Writer: plain (before the slot). Readers: getAcquire. */
-    private double min = Double.POSITIVE_INFINITY;
-    /** Highest value ever recorded. Writer: plain (before the slot). Readers: getAcquire. */
-    private double max = Double.NEGATIVE_INFINITY;
+    private long minBits = Double.doubleToRawLongBits(Double.POSITIVE_INFINITY);
+    /**
+     * Raw bits of the highest value ever recorded; before the first, the bits of
+     * {@code -infinity}, negative as a {@code long}, so below the bits of every value. Writer:
+     * plain (before the slot). Readers: getAcquire.
+     */
+    private long maxBits = Double.doubleToRawLongBits(Double.NEGATIVE_INFINITY);
 
     /** The cumulative counts at the last reset. Guarded by {@code PowerHistogram.readerLock}. */
     private final long[] baseline;
@@ -65,40 +65,32 @@ final class SingleWriterCounters {
     }
 
     /**
-     * The writer's record: no atomic read-modify-write, no StoreLoad fence, no allocation.
-     * Plain stores for the extremes (on a new extreme only), then release stores of the
-     * bucket and of the sum stripe (plain stores on x86 and a compiler ordering).
+     * The writer's record of {@code x >= +0.0} (not {@code -0.0}) with raw bits {@code bits}:
+     * no atomic read-modify-write, no StoreLoad fence, no allocation. Plain stores for the
+     * extremes (on a new extreme only; integer comparisons of the bits), then release stores of
+     * the bucket and of the sum (plain stores on x86, and an ordering for the compiler).
      */
-    void record(int slot, double x) {
-        if (x < min) {
-            min = x;
+    void record(int slot, long bits, double x) {
+        if (bits < minBits) {
+            minBits = bits;
         }
-        if (x > max) {
-            max = x;
+        if (bits > maxBits) {
+            maxBits = bits;
         }
         long[] s = slots;
         SLOTS.setRelease(s, slot, s[slot] + 1L);
-        double[] stripes = sums;
-        int k = slot & (SUM_STRIPES - 1);
-        SUMS.setRelease(stripes, k, stripes[k] + x);
-    }
-
-    /** The cumulative sum: the stripes, each read with getAcquire, added up. */
-    double sum() {
-        double total = 0.0;
-        for (int k = 0; k < SUM_STRIPES; k++) {
-            total += (double) SUMS.getAcquire(sums, k);
-        }
-        return total;
+        SUM.setRelease(this, sum + x);
     }
 
     /** The writer's merge: extremes, then the buckets, then the sum, as a record. */
     void add(PowerHistogram h, PowerHistogram.Snapshot other) {
-        if (other.min < min) {
-            min = other.min;
+        long low = Double.doubleToRawLongBits(other.min + 0.0); // + 0.0: -0.0 becomes +0.0
+        long high = Double.doubleToRawLongBits(other.max + 0.0);
+        if (low < minBits) {
+            minBits = low;
         }
-        if (other.max > max) {
-            max = other.max;
+        if (high > maxBits) {
+            maxBits = high;
         }
         long[] s = slots;
         SLOTS.setRelease(s, 0, s[0] + other.zeroCount);
@@ -109,7 +101,7 @@ final class SingleWriterCounters {
                 SLOTS.setRelease(s, slot, s[slot] + counts[j]);
             }
         }
-        SUMS.setRelease(sums, 0, sums[0] + other.sum);
+        SUM.setRelease(this, sum + other.sum);
     }
 
     /**
@@ -117,7 +109,7 @@ final class SingleWriterCounters {
      * the extremes, all with acquire loads. Caller holds PowerHistogram.readerLock.
      */
     PowerHistogram.Snapshot read(PowerHistogram h, boolean resetBaseline) {
-        double sumNow = sum();
+        double sumNow = (double) SUM.getAcquire(this);
         long[] b = baseline;
         long[] delta = new long[b.length];
         for (int i = 0; i < delta.length; i++) {
@@ -127,8 +119,8 @@ final class SingleWriterCounters {
                 b[i] = now;
             }
         }
-        double lowest = (double) MIN.getAcquire(this);
-        double highest = (double) MAX.getAcquire(this);
+        double lowest = Double.longBitsToDouble((long) MIN.getAcquire(this));
+        double highest = Double.longBitsToDouble((long) MAX.getAcquire(this));
         double intervalSum = sumNow - baselineSum;
         if (resetBaseline) {
             baselineSum = sumNow;
@@ -138,7 +130,7 @@ final class SingleWriterCounters {
 
     /** Moves the baseline to the current cumulative state. Caller holds PowerHistogram.readerLock. */
     void rebase() {
-        double sumNow = sum();
+        double sumNow = (double) SUM.getAcquire(this);
         long[] b = baseline;
         for (int i = 0; i < b.length; i++) {
             b[i] = (long) SLOTS.getAcquire(slots, i);

@@ -120,7 +120,9 @@ class PowerHistogramSingleWriterTest {
         assertEquals(0, Double.compare(0.0, h.min()), "+0.0");
         assertEquals(0, Double.compare(0.0, h.quantile(0.5)), "+0.0");
         assertEquals(0, Double.compare(5.0, h.sum()));
-        assertEquals(5.0, h.max(), 0.0);
+        // The max is an estimate here (the representative of its bucket, clamped to the
+        // lifetime max): only zero, and a constant sample, read back exactly.
+        assertEquals(5.0, h.max(), 5.0 * 0.01);
     }
 
     /** snapshotAndReset ends the interval, snapshot leaves it, reset discards it; an empty interval answers NaN. */

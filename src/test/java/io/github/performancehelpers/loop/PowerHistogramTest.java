@@ -126,6 +126,52 @@ class PowerHistogramTest {
     }
 
     /**
+     * The guarantee where it is tightest, at the bucket bounds: six values in every bucket from
+     * 1 µs to 1000 s (its lower bound L itself, the double above it, the points L r^(1/4),
+     * L r^(1/2), L r^(3/4) for the bucket ratio r, and the double below its upper bound), all in
+     * one histogram; the quantile at each value's rank is within the relative accuracy of it, in
+     * both modes. (A bucket wider than gamma, or a sub-index off by one in part of a table cell,
+     * puts some of these values outside the accuracy.)
+     */
+    @ParameterizedTest(name = "relativeAccuracy {0}, singleWriter {1}")
+    @MethodSource("accuraciesAndModes")
+    void everyValueAtABucketBoundReadsBackWithinTheAccuracy(double accuracy, boolean singleWriter) {
+        PowerHistogram h = PowerHistogram.builder().relativeAccuracy(accuracy).singleWriter(singleWriter).build();
+        OctaveLogMapping mapping = h.mapping();
+        List<Double> values = new ArrayList<>();
+        for (long i = mapping.index(1e-3); i <= mapping.index(1e6); i++) {
+            double lower = mapping.upperBound(i - 1);
+            double upper = mapping.upperBound(i);
+            double r = upper / lower;
+            for (double v : new double[] {lower, Math.nextUp(lower), lower * Math.pow(r, 0.25),
+                    lower * Math.sqrt(r), lower * Math.pow(r, 0.75), Math.nextDown(upper)}) {
+                assertEquals(i, mapping.index(v), v + " is in bucket " + i);
+                values.add(v);
+                h.record(v);
+            }
+        }
+        PowerHistogram.Snapshot s = h.snapshot();
+        int n = values.size();
+        assertEquals(n, s.count());
+        for (int rank = 0; rank < n; rank++) {
+            double exact = values.get(rank); // recorded in ascending order
+            double estimate = s.quantile(Math.min(1.0, (rank + 0.5) / (n - 1)));
+            double error = Math.abs(estimate - exact) / exact;
+            assertTrue(error <= accuracy * (1 + 1e-12), "rank " + rank + ": exact " + exact
+                    + ", estimate " + estimate + ", relative error " + error + " > " + accuracy);
+        }
+    }
+
+    static Stream<Arguments> accuraciesAndModes() {
+        List<Arguments> out = new ArrayList<>();
+        for (double accuracy : new double[] {0.001, 0.01, 0.05, 0.2}) {
+            out.add(Arguments.of(accuracy, false));
+            out.add(Arguments.of(accuracy, true));
+        }
+        return out.stream();
+    }
+
+    /**
      * The seed's per-window read: after a window of slow (90 ms) latencies, the next window's p99
      * reflects only its own fast (10 ms) samples, where a cumulative read would still say 90 ms.
      */
@@ -317,12 +363,27 @@ class PowerHistogramTest {
     /** An accuracy too fine for the range (more than 2^22 buckets) is refused at build(), naming relativeAccuracy. */
     @Test
     void tooManyBucketsIsRefusedAtBuild() {
-        PowerHistogram.Builder b = PowerHistogram.builder().relativeAccuracy(1e-7);
+        PowerHistogram.Builder b = PowerHistogram.builder().relativeAccuracy(7e-6)
+                .trackableRange(Duration.ofNanos(1), Duration.ofSeconds(Long.MAX_VALUE));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b::build);
+        assertTrue(e.getMessage().startsWith("relativeAccuracy 7.0E-6 over the trackable range"), e.getMessage());
+        PowerHistogram.builder().relativeAccuracy(7e-6).trackableRange(Duration.ofMillis(1), Duration.ofSeconds(1)).build();
+    }
+
+    /**
+     * An accuracy that needs more than 2^16 buckets per octave (below about 5.3e-6; its index
+     * table would pass 8 MiB) is refused at build() even over a narrow range, naming
+     * relativeAccuracy.
+     */
+    @Test
+    void tooManyBucketsPerOctaveIsRefusedAtBuild() {
+        PowerHistogram.Builder b = PowerHistogram.builder().relativeAccuracy(1e-7)
+                .trackableRange(Duration.ofMillis(1), Duration.ofMillis(1).plusNanos(1));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, b::build);
         assertTrue(e.getMessage().startsWith("relativeAccuracy 1.0E-7"), e.getMessage());
     }
 
-    /** A very fine accuracy over a very narrow range would overflow the bucket index; it is refused at build(). */
+    /** A very fine accuracy over a very narrow range (few buckets in all, but far too many per octave) is refused at build(). */
     @Test
     void bucketIndexOverflowIsRefusedAtBuild() {
         PowerHistogram.Builder b = PowerHistogram.builder().relativeAccuracy(1e-13)
@@ -451,23 +512,33 @@ class PowerHistogramTest {
         String expected = "{\"relativeAccuracy\":0.01,\"count\":4,\"min\":0.0,\"max\":12.0,\"sum\":17.0,"
                 + "\"mean\":4.25,\"quantiles\":{\"0.5\":" + s.quantile(0.5) + ",\"0.9\":" + s.quantile(0.9)
                 + ",\"0.99\":" + s.quantile(0.99) + ",\"0.999\":" + s.quantile(0.999)
-                + "},\"zeroCount\":1,\"bins\":[[35,1],[56,1],[126,1]]}";
+                + "},\"zeroCount\":1,\"bins\":[[37,1],[58,1],[130,1]]}";
         assertEquals(expected, s.toJson());
         assertEquals(expected, h.toJson());
         assertEquals(2.0, s.quantile(0.5), 2.0 * 0.01, "rank floor(0.5 * 3) = 1 is the value 2");
         assertEquals(3.0, s.quantile(0.999), 3.0 * 0.01, "rank floor(0.999 * 3) = 2 is the value 3");
     }
 
-    /** Each bin index is the documented floor((35e + 50m - 21m^2 + 6m^3) / (50 ln gamma)) + 1 of the value. */
+    /**
+     * Each bin index is the documented e n + j + 1 of the value (x = 2^e (1 + m)), with n = 36
+     * buckets per octave at 1%, k = 10 cell bits, and j the largest bucket whose first cell
+     * c_j = ceil(2^k (2^(j/n) - 1)) is at most floor(2^k m).
+     */
     @Test
-    void binIndexIsTheDocumentedCubicLogIndex() {
-        double gamma = 1.01 / 0.99;
-        for (double v : new double[] {2.0, 3.0, 12.0, 0.37, 1234.5}) {
+    void binIndexIsTheDocumentedIndex() {
+        int n = 36;
+        int k = 10;
+        for (double v : new double[] {2.0, 3.0, 12.0, 0.37, 1234.5, 1e-5, 5e6}) {
             PowerHistogram h = PowerHistogram.builder().build();
             h.record(v);
             int e = Math.getExponent(v);
-            double m = v / Math.scalb(1.0, e) - 1.0;
-            int index = (int) Math.floor((35 * e + 50 * m - 21 * m * m + 6 * m * m * m) / (50 * Math.log(gamma))) + 1;
+            double m = Math.scalb(v, -e) - 1.0;
+            long cell = (long) Math.floor(Math.scalb(m, k));
+            int j = n - 1;
+            while (Math.ceil(Math.scalb(1.0, k) * (Math.pow(2.0, (double) j / n) - 1.0)) > cell) {
+                j--;
+            }
+            long index = (long) e * n + j + 1;
             assertTrue(h.toJson().endsWith("\"bins\":[[" + index + ",1]]}"), v + ": " + h.toJson());
         }
     }
@@ -487,9 +558,8 @@ class PowerHistogramTest {
     void oneMicrosecondToOneHourAtOnePercentFitsIn32KiB() {
         PowerHistogram h = PowerHistogram.builder().relativeAccuracy(0.01)
                 .trackableRange(Duration.ofNanos(1000), Duration.ofHours(1)).build();
-        double gamma = 1.01 / 0.99;
-        // The cubic index spends 1 / ((10/7) ln 2) ~ 1.0099 times the buckets of an exact logarithm.
-        double buckets = Math.log(3_600_000.0 / 0.001) / Math.log(gamma) / (10.0 / 7.0 * Math.log(2));
+        // 36 buckets per octave at 1% (the exact logarithm would need 34.66).
+        double buckets = 36 * Math.log(3_600_000.0 / 0.001) / Math.log(2);
         assertTrue(Math.abs(h.slotCount() - (buckets + 1)) <= 2, "slots " + h.slotCount() + " vs " + (buckets + 1));
         assertTrue(h.footprintBytes() <= 32 * 1024, h.footprintBytes() + " bytes");
     }
