@@ -118,7 +118,7 @@ public final class Demo {
 
     /** What a run produced; the summary and the chart are drawn from it. */
     record Result(Config config, double capacityBefore, double capacityAfter, double stepAt, List<Tick> ticks,
-            long offered, LatencyRecorder.Totals flowRun, LatencyRecorder.Totals flowAfter, long flowRefused,
+            long offered, LatencyRecorder.Totals flowRun, LatencyRecorder.Totals flowAfter, long flowRefused, long flowShed,
             long flowRejectedOther, int flowQueuedAtEnd, LatencyRecorder.Totals fixedRun,
             LatencyRecorder.Totals fixedAfter, int fixedBacklogAtEnd, double fixedOldestQueuedMs, Path svg) {
     }
@@ -286,6 +286,7 @@ public final class Demo {
         double fixedOldestMs;
         int flowQueuedAtEnd;
         long flowRefused;
+        long flowShed;
         try (PowerFlowExecutor flow = flowExecutor(c);
              ExecutorService fixedPool = Executors.newFixedThreadPool(n, namedThreads("demo-fixed-"))) {
             ThreadPoolExecutor fixed = (ThreadPoolExecutor) fixedPool;
@@ -306,13 +307,13 @@ public final class Demo {
                     double capacity = flowDownstream.capacityPerSecond();
                     ticks.add(sample(k * tickSeconds, tickSeconds, capacity, s, chartRefused, flowRec, fixedRec,
                             backlog, LatencyRecorder.CHART));
-                    chartRefused = s.rejected();
+                    chartRefused = s.rejected() + s.shed();
                     if (k % c.printEvery() == 0 || k == c.stepTick()) {
                         double printed = (k - lastPrinted) * tickSeconds;
                         lastPrinted = k;
                         printTick(out, sample(k * tickSeconds, printed, capacity, s, printRefused, flowRec, fixedRec,
                                 backlog, LatencyRecorder.PRINT), c);
-                        printRefused = s.rejected();
+                        printRefused = s.rejected() + s.shed();
                     }
                     if (k == c.stepTick()) {
                         flowDownstream.setSlots(c.slotsAfterStep());
@@ -334,13 +335,14 @@ public final class Demo {
             PowerFlowExecutor.Stats end = flow.stats();
             flowQueuedAtEnd = end.depth();
             flowRefused = end.rejected();
+            flowShed = end.shed();
             // The run is over: what is still queued is abandoned, what is running is interrupted.
             fixedPool.shutdownNow();
             flow.shutdownNow();
         }
         double stepAt = c.stepTick() * tickSeconds;
         Result result = new Result(c, capacityBefore, capacityAfter, stepAt, List.copyOf(ticks), load.offered(),
-                flowRec.run(), flowRec.afterStep(), flowRefused, load.flowRejected() - flowRefused,
+                flowRec.run(), flowRec.afterStep(), flowRefused, flowShed, load.flowRejected() - flowRefused,
                 flowQueuedAtEnd, fixedRec.run(), fixedRec.afterStep(), fixedBacklogAtEnd, fixedOldestMs,
                 c.svg().toAbsolutePath());
         printSummary(out, result);
@@ -354,8 +356,8 @@ public final class Demo {
             long refusedBefore, LatencyRecorder flowRec, LatencyRecorder fixedRec, int fixedBacklog, int channel) {
         LatencyRecorder.Window fw = flowRec.drainWindow(channel);
         LatencyRecorder.Window xw = fixedRec.drainWindow(channel);
-        return new Tick(t, capacity, s.rate(), s.poolSize(), s.depth(), s.rejected(),
-                (s.rejected() - refusedBefore) / windowSeconds, s.lastObservedP99(),
+        return new Tick(t, capacity, s.rate(), s.poolSize(), s.depth(), s.rejected() + s.shed(),
+                (s.rejected() + s.shed() - refusedBefore) / windowSeconds, s.lastObservedP99(),
                 fw.e2eP99(), fw.callP99(), fw.completed() / windowSeconds,
                 xw.e2eP99(), xw.callP99(), xw.completed() / windowSeconds, fixedBacklog);
     }
@@ -421,8 +423,9 @@ public final class Demo {
 
     private static void printTick(PrintStream out, Tick t, Config c) {
         String loop = Double.isNaN(t.loopP99()) ? "-" : ms(t.loopP99()) + (t.loopP99() > c.targetMs() ? "!" : " ");
-        out.printf(Locale.ROOT, "%6ss %7.1f %5d %9s %6d %8d %9s %7.0f   %9s %8d %7.0f%n",
-                fmt(t.t()), t.rate(), t.pool(), loop, t.depth(), t.refused(), ms(t.flowE2eP99()) + " ",
+        String rate = t.rate() >= PowerFlowExecutor.OPEN_RATE ? "open" : String.format(Locale.ROOT, "%.1f", t.rate());
+        out.printf(Locale.ROOT, "%6ss %7s %5d %9s %6d %8d %9s %7.0f   %9s %8d %7.0f%n",
+                fmt(t.t()), rate, t.pool(), loop, t.depth(), t.refused(), ms(t.flowE2eP99()) + " ",
                 t.flowDonePerSec(), ms(t.fixedE2eP99()) + " ", t.fixedBacklog(), t.fixedDonePerSec());
     }
 
@@ -438,6 +441,7 @@ public final class Demo {
         row(out, "  per second after the step", rate(r.flowAfter().completed() / after),
                 rate(r.fixedAfter().completed() / after));
         row(out, "refused at submit (late, or queue full)", count(r.flowRefused()), "0 (queue unbounded)");
+        row(out, "shed from the queue (waited past the budget)", count(r.flowShed()), "0");
         row(out, "still queued at the end", count(r.flowQueuedAtEnd()), count(r.fixedBacklogAtEnd()));
         row(out, "  oldest queued task's age at the end", "-", ms(r.fixedOldestQueuedMs()));
         row(out, "end-to-end p99 (submit to done), whole run", ms(r.flowRun().e2eP99()), ms(r.fixedRun().e2eP99()));
@@ -553,7 +557,9 @@ public final class Demo {
                 }
                 offered.incrementAndGet();
                 try {
-                    flow.execute(new Job(due, flowDownstream, flowRec));
+                    // submit(), as a caller that waits for a Future would: a task that waited past
+                    // the budget is shed from the queue (its Future fails with ShedException).
+                    flow.submit(new Job(due, flowDownstream, flowRec));
                 } catch (RejectedExecutionException e) {
                     flowRejected.incrementAndGet();
                 }
