@@ -2,9 +2,9 @@
 """Rebuilds BENCHMARKS.md from benchmarks/_intro.md and the per-topic files in benchmarks/."""
 import re, sys, os
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-order = [('fieldtrial.md','The caller\'s latency: the field trial (issue 22)'),('executor.md','The executor against its peers (issue 8)'),('closedloop.md','The closed loop, side by side (issue 8)'),('flowloop.md','The flow loop on the seed\'s plant (issue 4)'),
-         ('gcra.md','PowerGCRA (issue 2)'),('histogram.md','PowerHistogram (issue 3)'),('queue.md','PowerQueue (issue 3)'),
-         ('backpressure.md','PowerBackpressure (issue 5)'),('redis.md','RedisGCRA (issue 9)'),('observability.md','Observability cost (issue 7)')]
+order = [('fieldtrial.md','The caller\'s latency: the field trial'),('executor.md','The executor against its peers'),('closedloop.md','The closed loop, side by side'),('flowloop.md','The flow loop on the seed\'s plant'),
+         ('gcra.md','PowerGCRA'),('histogram.md','PowerHistogram'),('queue.md','PowerQueue'),
+         ('backpressure.md','PowerBackpressure'),('redis.md','RedisGCRA'),('observability.md','Observability cost')]
 head = open(os.path.join(root,'benchmarks','_intro.md')).read()
 out = [head]
 for fn, title in order:
@@ -24,6 +24,6 @@ for fn, title in order:
         if not fence and re.match(r'^#{1,5} ', l):
             l = '#' + l
         res.append(l)
-    out.append('## ' + title + '\n\nSource: [benchmarks/' + fn + '](benchmarks/' + fn + ')\n' + '\n'.join(res).rstrip() + '\n')
+    out.append('## ' + title + ' ([source](benchmarks/' + fn + '))\n' + '\n'.join(res).rstrip() + '\n')
 open(os.path.join(root,'BENCHMARKS.md'),'w').write('\n'.join(out))
 print('ok')
