@@ -755,9 +755,14 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         double run = window.quantile(controller.quantile());
         if (run > from) {
-            budgetRunMs = run;
-            waitBudgetNanos = (long) Math.max(targetNanos - run * 1e6, MIN_WAIT_SHARE * targetNanos);
+            budgetFrom(run);
         }
+    }
+
+    /** Sets the wait budget from a run-time p99, ms: the target less it, at least the floor. */
+    private void budgetFrom(double run) {
+        budgetRunMs = run;
+        waitBudgetNanos = (long) Math.max(targetNanos - run * 1e6, MIN_WAIT_SHARE * targetNanos);
     }
 
     /** Refuses a task the queue cannot take ({@code late}: too late for the target) by the policy. */
@@ -837,8 +842,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 waitBudgetNanos = targetNanos; // the run time alone is over: the wait alone must not be
                 budgetRunMs = Double.NaN;
             } else if (!Double.isNaN(run)) {
-                waitBudgetNanos = (long) Math.max(targetNanos - run * 1e6, MIN_WAIT_SHARE * targetNanos);
-                budgetRunMs = run;
+                budgetFrom(run);
             }
         }
         FlowEvents.executorWindow(name, last, e2eP99, waitBudgetNanos, shed.sum(), unreachable);

@@ -127,8 +127,8 @@ import java.util.ArrayDeque;
  *     not below the rate before, at most {@code 0.85 × C}: the knee lies between them.</li>
  * <li><b>Probing.</b> Near the knee, at or past the capacity estimate ({@code r ≥ 0.97 × C}, after
  *     the raises above: completions scatter by a few percent around the rate, and raise {@code C}
- *     to them), a loaded window whose merged and own readings are both at most
- *     {@code 0.875 × targetP99} climbs by {@code min(30 %, 2 % × 2^k)}, {@code k} such windows
+ *     to them), a loaded window whose merged reading (this window with the ones before it) is at
+ *     most {@code 0.875 × targetP99} climbs by {@code min(30 %, 2 % × 2^k)}, {@code k} such windows
  *     before it, instead of the slow step; a window under the target that reads higher pauses the
  *     run (the slow step, {@code k} kept), any other window ends it. A larger capacity
  *     shows in nothing but completions where calls do not queue until every slot is busy, and
@@ -248,13 +248,16 @@ public final class KneeAwareLaw implements RateLaw {
      */
     static final int MAX_TRIM_UPS = 6;
     /**
-     * A trim block reading under this share of the target ends trimming: the climb resumes (and
-     * may probe). Not lower: a downstream's own unloaded p99 may be most of the setpoint (the
-     * field trial's database reads 31-47 ms against 54 ms with nothing queued), and a block there
-     * never reads under three quarters of it, so trimming crept up 2 % a block after the
-     * downstream had doubled.
+     * A reading under this share of the target shows room the rate does not use: a trim block
+     * reading under it ends trimming (the climb resumes), and a window whose merged reading is at
+     * or under it lets the climb probe past the capacity estimate ({@link #PROBE}). Not lower: a
+     * downstream's own unloaded p99 may be most of the setpoint (the field trial's database reads
+     * 31-47 ms against 54 ms with nothing queued; a target 1.3 times the unloaded p99 leaves it at
+     * 0.85 of the setpoint), and there a block never read under three quarters of it, so trimming
+     * crept up 2 % a block after the downstream had doubled, and a probe that needed a quarter of
+     * headroom never ran.
      */
-    static final double TRIM_EXIT = 0.875;
+    static final double ROOM = 0.875;
     /**
      * Trimming ends, and the law's cuts apply, on a reading over the target from a saturated
      * window, or on a reading more than this many times the target (not from too few samples): the
@@ -316,13 +319,6 @@ public final class KneeAwareLaw implements RateLaw {
      * slow climb's next steps would.
      */
     static final double PROBE = 2;
-    /**
-     * The probing climb needs the reading at least this share of {@link #HEADROOM_BAND} under the
-     * target (an eighth of it): a downstream's own unloaded p99 may be most of the loop's setpoint
-     * (a target 1.3 times it leaves it at 0.85 of the setpoint, as in the field trial's database),
-     * and a probe that needed the whole band would never run there.
-     */
-    static final double PROBE_BAND = 0.5;
     /**
      * The probing climb starts at this share of the capacity estimate: a loaded window's
      * completions scatter by a few percent around the rate, and one above the estimate raises it
@@ -636,7 +632,7 @@ public final class KneeAwareLaw implements RateLaw {
                     kneeReading = m;
                 }
                 if (loaded && rate >= PROBE_FROM * capacity) {
-                    if (Math.max(m, own) <= (1 - PROBE_BAND * HEADROOM_BAND) * target) {
+                    if (m <= ROOM * target) { // the merged reading holds this window
                         // At or past the capacity estimate, work waiting, and the reading an
                         // eighth or more under the target: the estimate is stale (the downstream
                         // recovered without the latency showing it, as where it rises only at the
@@ -707,7 +703,7 @@ public final class KneeAwareLaw implements RateLaw {
         double next = clamp(rate * f);
         ups = f > 1 ? ups + 1 : 0;
         newBlock();
-        if (reading < TRIM_EXIT * target || ups >= MAX_TRIM_UPS) {
+        if (reading < ROOM * target || ups >= MAX_TRIM_UPS) {
             // Far under the target (the downstream does more now), or climbing block by block
             // for a minute (trimming began far under the knee): the climb resumes, and trims
             // again where it next reads over the target.

@@ -305,15 +305,17 @@ public final class Demo {
                     PowerFlowExecutor.Stats s = flow.stats();
                     int backlog = fixed.getQueue().size();
                     double capacity = flowDownstream.capacityPerSecond();
-                    ticks.add(sample(k * tickSeconds, tickSeconds, capacity, s, chartRefused, flowRec, fixedRec,
-                            backlog, LatencyRecorder.CHART));
-                    chartRefused = s.rejected() + s.shed();
+                    Tick charted = sample(k * tickSeconds, tickSeconds, capacity, s, chartRefused, flowRec, fixedRec,
+                            backlog, LatencyRecorder.CHART);
+                    ticks.add(charted);
+                    chartRefused = charted.refused();
                     if (k % c.printEvery() == 0 || k == c.stepTick()) {
                         double printed = (k - lastPrinted) * tickSeconds;
                         lastPrinted = k;
-                        printTick(out, sample(k * tickSeconds, printed, capacity, s, printRefused, flowRec, fixedRec,
-                                backlog, LatencyRecorder.PRINT), c);
-                        printRefused = s.rejected() + s.shed();
+                        Tick shown = sample(k * tickSeconds, printed, capacity, s, printRefused, flowRec, fixedRec,
+                                backlog, LatencyRecorder.PRINT);
+                        printTick(out, shown, c);
+                        printRefused = shown.refused();
                     }
                     if (k == c.stepTick()) {
                         flowDownstream.setSlots(c.slotsAfterStep());
@@ -356,8 +358,9 @@ public final class Demo {
             long refusedBefore, LatencyRecorder flowRec, LatencyRecorder fixedRec, int fixedBacklog, int channel) {
         LatencyRecorder.Window fw = flowRec.drainWindow(channel);
         LatencyRecorder.Window xw = fixedRec.drainWindow(channel);
-        return new Tick(t, capacity, s.rate(), s.poolSize(), s.depth(), s.rejected() + s.shed(),
-                (s.rejected() + s.shed() - refusedBefore) / windowSeconds, s.lastObservedP99(),
+        long refused = s.rejected() + s.shed(); // refused at submit, or shed from the queue
+        return new Tick(t, capacity, s.rate(), s.poolSize(), s.depth(), refused,
+                (refused - refusedBefore) / windowSeconds, s.lastObservedP99(),
                 fw.e2eP99(), fw.callP99(), fw.completed() / windowSeconds,
                 xw.e2eP99(), xw.callP99(), xw.completed() / windowSeconds, fixedBacklog);
     }
