@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -41,13 +43,21 @@ abstract class Delegate {
     private final Set<Job> runningJobs;
     /** Whether a worker that finishes a task may take the next queued one (a chain). */
     final boolean chains;
+    /**
+     * Whether each task runs on a thread of its own (the virtual delegate), so that nothing a
+     * chain of tasks would share is shared: a task claims one of {@link #recorders()} for its
+     * records as it ends, a finishing task looks at the queue before it takes an admission, and no
+     * running gauge is kept (the slots in use are the tasks on the delegate).
+     */
+    final boolean threadPerTask;
     /** The size in force (the {@link PoolSizer}'s figure); written by {@link #resize(int)}. */
     private volatile int sizeInForce;
 
-    private Delegate(ConcurrencyLimit limit, boolean trackRunning, boolean chains, int size) {
+    private Delegate(ConcurrencyLimit limit, boolean trackRunning, boolean chains, boolean threadPerTask, int size) {
         this.limit = limit;
         this.runningJobs = trackRunning ? ConcurrentHashMap.newKeySet() : null;
         this.chains = chains;
+        this.threadPerTask = threadPerTask;
         this.sizeInForce = size;
     }
 
@@ -66,7 +76,7 @@ abstract class Delegate {
     static Delegate of(ExecutorService given, Boolean owns, String name, boolean fastPaths, int size,
             int maxConcurrency, double relativeAccuracy) {
         if (given == null) {
-            return new VirtualThreads(name, fastPaths, size);
+            return new VirtualThreads(name, fastPaths, size, maxConcurrency, relativeAccuracy);
         }
         boolean owned = owns != null && owns;
         if (given instanceof ThreadPoolExecutor pool) {
@@ -107,6 +117,11 @@ abstract class Delegate {
             return true;
         }
         return false;
+    }
+
+    /** The slots taken now: the tasks handed to the delegate and not yet ended (0 if not sized). */
+    final int slotsInUse() {
+        return limit != null ? limit.inUse() : 0;
     }
 
     /** Gives a slot back (nothing for a delegate that is not sized). */
@@ -206,8 +221,8 @@ abstract class Delegate {
     }
 
     /**
-     * The recorders a pool thread running a chain claims, or null if chains record into the shared
-     * histograms.
+     * The recorders a pool thread running a chain claims (or each task, where
+     * {@link #threadPerTask}), or null if tasks record into the shared histograms.
      */
     Recorders recorders() {
         return null;
@@ -262,41 +277,73 @@ abstract class Delegate {
 
     /**
      * The default delegate: one virtual thread per task, under a concurrency bound the loop
-     * resizes. Always owned; there is nothing to shut down. A chain's next task runs in a new
-     * virtual thread that inherits the slot.
+     * resizes. Always owned: its thread executor is stopped by {@code shutdownNow()} and shut
+     * down at termination. A chain's next task runs in a new virtual thread that inherits the
+     * slot.
      */
     static final class VirtualThreads extends Delegate {
         private final ThreadFactory workerFactory;
+        /**
+         * Starts each task's thread, as {@code newVirtualThreadPerTaskExecutor} does: its threads
+         * live in its own thread container (one set insert and removal per task) rather than in
+         * the JVM's root container, and its {@code shutdownNow()} interrupts them, so this class
+         * keeps no registry of its own. A registry beside the root container's cost two concurrent
+         * set updates per task, about half of a trivial task's time (benchmarks/executor.md,
+         * "The virtual delegate").
+         */
+        private final ExecutorService threads;
+        /** Claimed by each task as it ends, for its three records and counts (see Job#runTask). */
+        private final Recorders recorders;
 
-        VirtualThreads(String name, boolean fastPaths, int size) {
-            super(new ConcurrencyLimit(size), true, fastPaths, size);
+        VirtualThreads(String name, boolean fastPaths, int size, int maxConcurrency, double relativeAccuracy) {
+            super(new ConcurrencyLimit(size), false, fastPaths, true, size);
+            this.recorders = new Recorders(maxConcurrency, relativeAccuracy);
             // One shared name for every worker ("name-worker"), not a numbered one: a numbered name
             // makes the JDK build a new String per virtual thread, that is per task (see
             // benchmarks/executor.md, section "5. Throughput fixes: 2 × poolSize in flight on a
             // pool, fewer per-task allocations"). The virtual thread's id tells workers apart.
             this.workerFactory = Thread.ofVirtual().name(name + "-worker").factory();
+            this.threads = Executors.newThreadPerTaskExecutor(workerFactory);
         }
 
         @Override
         void start(Job job) {
-            workerFactory.newThread(job).start();
+            try {
+                threads.execute(job);
+            } catch (RejectedExecutionException e) {
+                if (!threads.isShutdown()) {
+                    throw e;
+                }
+                // shutdownNow() has stopped the thread executor while this task was being handed
+                // off: it still runs, on a thread of its own, and sees the interrupt a stopping
+                // executor's tasks see (Job#run), as a task racing a pool's shutdownNow() would.
+                workerFactory.newThread(job).start();
+            }
+        }
+
+        @Override
+        Recorders recorders() {
+            return recorders;
         }
 
         @Override
         boolean continueChain(PowerFlowExecutor executor, Job next) {
             LOOP.countAdmitted(executor.controller, 1);
-            executor.running.decrement();
             executor.handOff(next);
             return false;
         }
 
+        /** Nothing waits in the thread executor; stopping it interrupts every running task. */
         @Override
         void takeBack(PowerFlowExecutor executor, List<Runnable> never) {
-            // A task handed off is running in its own thread: nothing to take back.
+            threads.shutdownNow();
         }
 
+        /** At termination no task is in flight: this waits at most for the last threads' exit. */
         @Override
         void shutdownOwned() {
+            threads.shutdown();
+            awaitUninterruptibly(threads);
         }
 
         @Override
@@ -344,7 +391,7 @@ abstract class Delegate {
         Pool(ThreadPoolExecutor pool, boolean owned, boolean fastPaths, int size, int maxConcurrency,
                 double relativeAccuracy) {
             // An owned pool's shutdownNow() interrupts its workers, and so the tasks running on them.
-            super(new ConcurrencyLimit(slotsFor(size, fastPaths)), !owned, fastPaths, size);
+            super(new ConcurrencyLimit(slotsFor(size, fastPaths)), !owned, fastPaths, false, size);
             this.pool = pool;
             this.owned = owned;
             this.recorders = fastPaths ? new Recorders(maxConcurrency, relativeAccuracy) : null;
@@ -446,7 +493,7 @@ abstract class Delegate {
         private final boolean owned;
 
         Plain(ExecutorService executor, boolean owned) {
-            super(null, true, false, 0);
+            super(null, true, false, false, 0);
             this.executor = executor;
             this.owned = owned;
         }

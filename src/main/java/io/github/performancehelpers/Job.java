@@ -58,7 +58,9 @@ final class Job implements Runnable {
         Delegate d = ex.delegate;
         Job j = this;
         Recorder rec = null;
-        ex.running.increment(); // once per chain: the thread runs tasks until the chain ends
+        if (!d.threadPerTask) {
+            ex.running.increment(); // once per chain: the thread runs tasks until the chain ends
+        }
         long now = ex.ticker.read();
         for (;;) {
             boolean threw = true;
@@ -103,18 +105,25 @@ final class Job implements Runnable {
             rec.flush(ex.controller, ex.completed);
             rec.release();
         }
-        ex.running.decrement();
+        if (!d.threadPerTask) {
+            ex.running.decrement();
+        }
         d.releaseSlot();
         ex.jobDone();
     }
 
     /**
      * Runs the task itself, timed and accounted, its times recorded and its completion counted in
-     * {@code rec} if non-null or else in the shared histograms and counters; the slot and
-     * in-flight count are the caller's. {@code start} is a fresh reading of the ticker (for a
-     * chained task, the previous task's end: the time between them, normally a few hundred
-     * nanoseconds, more if the poll waited for a descheduled producer or skipped cancelled tasks,
-     * counts as this task's run time rather than its wait).
+     * {@code rec} if non-null, else (where the delegate {@linkplain Delegate#threadPerTask records
+     * per task}) in a recorder claimed when the task ends, else in the shared histograms and
+     * counters; the slot and in-flight count are the caller's. {@code start} is a fresh reading of
+     * the ticker (for a chained task, the previous task's end: the time between them, normally a
+     * few hundred nanoseconds, more if the poll waited for a descheduled producer or skipped
+     * cancelled tasks, counts as this task's run time rather than its wait).
+     *
+     * <p>A task that claims its recorder at the end records its queue wait then too, so a wait
+     * lands in the window its task ends in rather than the one it starts in: one claim per task,
+     * and a task that blocks holds no recorder.
      *
      * @return the ticker reading at the task's end, ns
      */
@@ -124,7 +133,11 @@ final class Job implements Runnable {
         if (ex.state >= PowerFlowExecutor.STOP && !t.isInterrupted()) {
             t.interrupt(); // as a ThreadPoolExecutor worker: a stopping pool's tasks see it
         }
-        (rec != null ? rec.wait : ex.queueWait).recordNanos(Math.max(0L, start - enqueuedAt));
+        long waited = Math.max(0L, start - enqueuedAt);
+        boolean claimAtEnd = rec == null && d.threadPerTask;
+        if (!claimAtEnd) {
+            (rec != null ? rec.wait : ex.queueWait).recordNanos(waited);
+        }
         boolean threw = true;
         long end = start;
         try {
@@ -134,10 +147,15 @@ final class Job implements Runnable {
             end = ex.ticker.read();
             long ran = Math.max(0L, end - start);
             long total = Math.max(0L, end - enqueuedAt);
-            if (rec != null) {
-                rec.run.recordNanos(ran);
-                rec.endToEnd.recordNanos(total);
-                rec.recorded++;
+            Recorder r = rec;
+            if (claimAtEnd) {
+                r = d.recorders().claim();
+                (r != null ? r.wait : ex.queueWait).recordNanos(waited);
+            }
+            if (r != null) {
+                r.run.recordNanos(ran);
+                r.endToEnd.recordNanos(total);
+                r.recorded++;
             } else {
                 ex.controller.recordNanos(ran);
                 ex.endToEnd.recordNanos(total);
@@ -146,17 +164,22 @@ final class Job implements Runnable {
             if (threw) {
                 ex.failed.increment();
             } else if (classify(ex)) {
-                if (rec != null) {
-                    rec.completed++;
+                if (r != null) {
+                    r.completed++;
                 } else {
                     ex.completed.increment();
                 }
+            }
+            if (claimAtEnd && r != null) {
+                if (r.recorded >= Recorders.COUNT_FLUSH_EVERY) {
+                    r.flush(ex.controller, ex.completed);
+                }
+                r.release();
             }
         }
         return end;
     }
 
-    /** Counts a failed or cancelled Future's outcome; true if the task completed normally. */
     private boolean classify(PowerFlowExecutor ex) {
         if (task instanceof Future<?> f) {
             Future.State s;
@@ -188,6 +211,11 @@ final class Job implements Runnable {
      */
     private static Job nextJob(PowerFlowExecutor ex, Delegate d, long now) {
         if (ex.state >= PowerFlowExecutor.STOP || ex.held != null || d.overLimit() || d.stopping()) {
+            return null;
+        }
+        if (d.threadPerTask && ex.controller.queue().isEmpty()) {
+            // Each task is its own chain here: an admission taken and refunded on an empty queue
+            // would be two writes to the limiter's contended line per task, not per run of tasks.
             return null;
         }
         for (;;) {

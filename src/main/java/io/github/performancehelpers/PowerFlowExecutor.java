@@ -386,7 +386,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /** Where admitted tasks run; see Delegate. */
     final Delegate delegate;
-    /** A pool delegate's recorders, which the tick and stats() drain; null for other delegates. */
+    /** A pool's or the virtual delegate's recorders, which the tick and stats() drain; else null. */
     private final Recorders recorders;
     /**
      * Whether the submit-side fast path is on (the worker-side one is {@link Delegate#chains}):
@@ -573,7 +573,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (!d.tryAcquireSlot()) {
             return false;
         }
-        if (!LOOP.tryAdmitDirect(controller)) {
+        if (!LOOP.tryAdmitDirect(controller, job.enqueuedAt)) {
             d.releaseSlot();
             return false;
         }
@@ -931,10 +931,18 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         return Math.max(1, poolSizer.poolSize(rate));
     }
 
-    /** Moves what a pool delegate's recorders hold into the histograms the loop and stats() read. */
+    /** Moves what the delegate's recorders hold into the histograms the loop and stats() read. */
     void drainRecorders() {
         if (recorders != null) {
             recorders.drain(controller.latency(), queueWait, endToEnd);
+            recorders.flushFree(controller, completed);
+        }
+    }
+
+    /** Adds the counts free recorders hold to the shared counters, before a counter is read. */
+    private void flushRecorderCounts() {
+        if (recorders != null) {
+            recorders.flushFree(controller, completed);
         }
     }
 
@@ -1196,7 +1204,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /** The running-tasks gauge; never negative, even while a task's +1 and -1 sit in different cells. */
     int runningNow() {
-        return (int) Math.max(0L, running.sum());
+        // The virtual delegate counts no gauge per task: a task holds its slot from its hand-off
+        // to its end, so the slots taken are the tasks on the delegate.
+        return delegate.threadPerTask ? delegate.slotsInUse() : (int) Math.max(0L, running.sum());
     }
 
     // Single counters of stats(), for the metrics and MXBean read-outs: stats() also drains the
@@ -1211,6 +1221,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     }
 
     long completedCount() {
+        flushRecorderCounts();
         return completed.sum();
     }
 

@@ -7,11 +7,13 @@ import io.github.performancehelpers.loop.PowerFlowController;
 import io.github.performancehelpers.loop.PowerHistogram;
 
 /**
- * The per-thread recorders of a {@link PowerFlowExecutor} on a {@code ThreadPoolExecutor} whose
- * threads run chains of tasks: a pool thread claims one {@link Recorder} for the length of a chain,
- * records the chain's run times and queue waits in it without contention, and counts the chain's
- * admissions, completions and recorded latencies in it; the tick and {@code stats()} move what the
- * recorders hold into the shared histograms before they read them ({@link #drain}).
+ * The uncontended recorders of a {@link PowerFlowExecutor}. On a {@code ThreadPoolExecutor} whose
+ * threads run chains of tasks, a pool thread claims one {@link Recorder} for the length of a
+ * chain, records the chain's run times and queue waits in it without contention, and counts the
+ * chain's admissions, completions and recorded latencies in it. On the default virtual-thread
+ * delegate each task claims one as it ends, for its three records and counts, and gives it back at
+ * once. The tick and {@code stats()} move what the recorders hold into the shared histograms
+ * before they read them ({@link #drain}).
  *
  * <p>Why: with every worker recording each task into the shared histograms (a phaser, a bucket
  * and a sum, each an atomic operation on a cache line all workers write), short tasks spent much
@@ -79,6 +81,21 @@ final class Recorders {
     }
 
     /**
+     * Adds the counts that free recorders hold to the shared counters. Tasks that claim a
+     * recorder only as they end leave their counts in it (a shared counter's first update from a
+     * new thread is a contended one), so this runs before the counters are read; a recorder in use
+     * is skipped, and its claimer flushes it within {@link #COUNT_FLUSH_EVERY} tasks.
+     */
+    void flushFree(PowerFlowController<?> controller, LongAdder completedTasks) {
+        for (Recorder r : recorders) {
+            if (!r.claimed.get() && r.claimed.compareAndSet(false, true)) {
+                r.flush(controller, completedTasks);
+                r.release();
+            }
+        }
+    }
+
+    /**
      * A pool thread's own pair of single-writer histograms (run time and queue wait) and counts,
      * claimed for the length of a chain of tasks.
      */
@@ -118,9 +135,13 @@ final class Recorders {
             }
         }
 
-        /** Gives the recorder back; the next claimer sees everything written before. */
+        /**
+         * Gives the recorder back; the next claimer sees everything written before: a release
+         * store, which the next claim's CAS reads (a full volatile store would add a fence per task
+         * on the virtual delegate, where every task claims and releases).
+         */
         void release() {
-            claimed.set(false);
+            claimed.setRelease(false);
         }
     }
 }

@@ -2,11 +2,13 @@ package io.github.performancehelpers;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /** The delegate seam: one kind per delegate, and what each kind does with slots and sizes. */
@@ -50,8 +52,75 @@ class DelegateTest {
         d.releaseSlot();
         d.releaseSlot();
         assertFalse(d.overLimit());
-        assertNull(d.recorders());
+        assertTrue(d.threadPerTask);
+        assertNotNull(d.recorders()); // each task claims one as it ends
         assertFalse(Delegate.of(null, null, "d", false, 1, 10, 0.01).chains);
+    }
+
+    /**
+     * The default delegate keeps no registry of running tasks: its thread executor's
+     * shutdownNow() interrupts them. A task handed off after that still runs, on a thread of its
+     * own, and sees the interrupt a stopping executor's tasks see: it is neither refused nor lost.
+     */
+    @Test
+    void aVirtualTaskHandedOffAfterShutdownNowStillRunsInterrupted() throws Exception {
+        PowerFlowExecutor ex = PowerFlowExecutor.builder().name("late-hand-off").build();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch interrupted = new CountDownLatch(1);
+        ex.execute(() -> {
+            started.countDown();
+            try {
+                Thread.sleep(TimeUnit.MINUTES.toMillis(5));
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+            }
+        });
+        assertTrue(started.await(30, TimeUnit.SECONDS));
+        Delegate d = ex.delegate;
+        // A hand-off that had taken its slot and in-flight count just before shutdownNow().
+        assertTrue(d.tryAcquireSlot());
+        ex.inFlight.incrementAndGet();
+        ex.shutdownNow();
+        assertTrue(interrupted.await(30, TimeUnit.SECONDS), "shutdownNow() interrupts a running task");
+        AtomicBoolean sawInterrupt = new AtomicBoolean();
+        CountDownLatch ran = new CountDownLatch(1);
+        d.start(new Job(ex, () -> {
+            sawInterrupt.set(Thread.currentThread().isInterrupted());
+            ran.countDown();
+        }, ex.ticker.read()));
+        assertTrue(ran.await(30, TimeUnit.SECONDS), "the late task runs");
+        assertTrue(sawInterrupt.get(), "and sees the stopping executor's interrupt");
+        assertTrue(ex.awaitTermination(30, TimeUnit.SECONDS));
+        assertEquals(0, ex.stats().tasks().running());
+    }
+
+    /**
+     * Tasks on the default delegate leave their counts in the recorder they claim as they end;
+     * every read-out adds them first, so an idle executor's counts are exact.
+     */
+    @Test
+    void virtualTaskCountsAreExactOnceIdle() throws Exception {
+        PowerFlowExecutor ex = PowerFlowExecutor.builder().name("exact-counts").build();
+        try {
+            int n = 1000; // more than one recorder's flush interval, and not a multiple of it
+            CountDownLatch done = new CountDownLatch(n);
+            for (int i = 0; i < n; i++) {
+                ex.execute(done::countDown);
+            }
+            assertTrue(done.await(30, TimeUnit.SECONDS));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (ex.stats().tasks().running() > 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait(); // a task's end is counted just after its body returns
+            }
+            // Every slot is back only after each task's records and counts are in its recorder.
+            assertEquals(0, ex.stats().tasks().running());
+            assertEquals(n, ex.completedCount());
+            assertEquals(n, ex.stats().tasks().completed());
+            assertEquals(n, ex.stats().tasks().recorded());
+        } finally {
+            ex.shutdownNow();
+            assertTrue(ex.awaitTermination(30, TimeUnit.SECONDS));
+        }
     }
 
     /** A pool is resized in the order that never throws, growing and shrinking. */
