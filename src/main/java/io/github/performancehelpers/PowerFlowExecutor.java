@@ -1,7 +1,7 @@
-// Over 800 lines (about 1,950) because the public nested types Stats and Builder live here
+// Over 800 lines (about 1,890) because the public nested types Stats and Builder live here
 // (their names are API), about 600 lines of it; the data path itself is split across
-// Dispatcher, Job, Delegate, Recorders and Tick. The blocking submit (enqueueBlocking, awaitRoom)
-// and the termination inside shutdown (terminateIfIdle, terminate) are the next seams to split.
+// Dispatcher, Job, Delegate, Recorders, Tick, WaitBudget and RoomGate. The termination inside
+// shutdown (terminateIfIdle, terminate) is the next seam to split.
 package io.github.performancehelpers;
 
 import java.lang.System.Logger.Level;
@@ -208,7 +208,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * The data path, file by file: this class (lifecycle, submission and the submit-side fast
      * path), Dispatcher (the paced path, one method per step), Job (the task wrapper and
      * a worker's chain of queued tasks), Delegate (one subclass per kind of delegate: hand-off,
-     * slots, resizing, shutdown), Recorders (a pool thread's uncontended recorders), Tick (the
+     * slots, resizing, shutdown), Recorders (the workers' uncontended recorders), WaitBudget (how
+     * long a task may wait, for shedding), RoomGate (where BLOCK's submitters wait), Tick (the
      * observation, which applies the rate the law returns to the delegate's size), then the
      * read-outs: Stats below and ExecutorObservability.
      *
@@ -330,17 +331,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     private static final AtomicInteger POOL_NUMBER = new AtomicInteger();
 
-    private static final java.lang.invoke.VarHandle NEXT_TIGHTEN;
-
-    static {
-        try {
-            NEXT_TIGHTEN = java.lang.invoke.MethodHandles.lookup()
-                    .findVarHandle(PowerFlowExecutor.class, "nextTighten", long.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     static final int RUNNING = 0;
     static final int SHUTDOWN = 1;
     static final int STOP = 2;
@@ -359,30 +349,18 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private final boolean shedding;
     /** The target, nanoseconds. */
     private final long targetNanos;
-    /**
-     * The longest a task may wait before it starts, nanoseconds: the target less the run-time p99
-     * the law reads, at least {@link #MIN_WAIT_SHARE} of the target; the whole target while the
-     * law finds it unreachable. Written by the tick.
-     */
-    private volatile long waitBudgetNanos;
-    /** The run-time p99 the wait budget was last set from, ms; NaN when none (or unreachable). */
-    private volatile double budgetRunMs = Double.NaN;
-    /** The ticker time from which the wait budget may next be tightened (see {@link #tighten}). */
-    @SuppressWarnings("unused") // through NEXT_TIGHTEN
-    private volatile long nextTighten;
-    /** How often at most the wait budget is tightened within a window: a tenth of the observe interval. */
-    private final long tightenEveryNanos;
+    /** The longest a task may wait before it starts (see "Shedding and the rate"); set by the tick. */
+    private final WaitBudget budget;
     private final RejectionPolicy rejectionPolicy;
     private final PoolSizer poolSizer;
     /** Whether a submitter waits for room ({@link RejectionPolicy#BLOCK}). */
     private final boolean blocking;
     /** The longest a submitter waits for room under BLOCK, ns. */
     private final long blockTimeoutNanos;
-    /** Under BLOCK: submitters waiting for room wait on {@link #room}. */
-    private final ReentrantLock roomLock = new ReentrantLock();
-    private final Condition room = roomLock.newCondition();
-    /** Submitters inside {@link #enqueueBlocking}'s wait; written under roomLock, read by consumers. */
-    private volatile int roomWaiters;
+    /** Under BLOCK: where submitters wait for room. */
+    private final RoomGate roomGate = new RoomGate();
+    /** Under BLOCK: {@link #blockedForRoom()}, which the gate asks once a waiter is registered. */
+    private final java.util.function.BooleanSupplier blockedForRoom = this::blockedForRoom;
 
     /** Where admitted tasks run; see Delegate. */
     final Delegate delegate;
@@ -444,8 +422,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         this.endToEnd = PowerHistogram.builder().relativeAccuracy(b.relativeAccuracy).build();
         this.shedding = b.shedding && !fixedRate;
         this.targetNanos = (long) Math.min(Long.MAX_VALUE / 4.0, b.targetP99 * 1e6);
-        this.tightenEveryNanos = Math.max(1, b.observeInterval.toNanos() / 10);
-        this.waitBudgetNanos = targetNanos;
 
         int maxConcurrency = b.maxConcurrency > 0 ? b.maxConcurrency
                 : Delegate.defaultMaxConcurrency(b.delegate, DEFAULT_MAX_CONCURRENCY);
@@ -462,6 +438,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (!fixedRate) {
             LOOP.startAtRate(controller); // the PI law's first healthy window holds the rate
         }
+        this.budget = new WaitBudget(targetNanos, Math.max(1, b.observeInterval.toNanos() / 10), () -> {
+            drainRecorders();
+            return controller.latency().snapshot();
+        }, controller.quantile());
 
         this.dispatcher = new Dispatcher(this, controller, delegate, ticker, hasGlobalLimiter);
         long staleAfter = b.staleAfter != null ? b.staleAfter.toNanos() : 3 * b.observeInterval.toNanos();
@@ -649,7 +629,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 if (late) {
                     LOOP.countDeclined(controller);
                     throw new ShedException("the queue's oldest task has waited over the wait budget of "
-                            + millis(waitBudgetNanos) + " ms (targetP99 " + millis(targetNanos) + " ms) for all of"
+                            + millis(budget.nanos()) + " ms (targetP99 " + millis(targetNanos) + " ms) for all of"
                             + " blockTimeout " + millis(blockTimeoutNanos) + " ms: " + this);
                 }
                 throw new QueueFullException("queue full (queueCapacity " + controller.queueCapacity()
@@ -657,6 +637,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             }
             awaitRoom(left);
         }
+    }
+
+    /** Whether a submitter under BLOCK must go on waiting: running, and no room or the door closed. */
+    private boolean blockedForRoom() {
+        return state == RUNNING && (!queueHasRoom() || shedding && lateAtDoor(ticker.read()));
     }
 
     /** Whether the queue has room for one more task (tombstones of removed tasks aside). */
@@ -670,19 +655,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     private void awaitRoom(long nanos) {
         try {
-            roomLock.lockInterruptibly();
-            try {
-                roomWaiters++; // volatile write, then the re-reads: a consumer that polls after sees us
-                try {
-                    if (state == RUNNING && (!queueHasRoom() || shedding && lateAtDoor(ticker.read()))) {
-                        room.awaitNanos(Math.min(nanos, ROOM_RECHECK_NANOS));
-                    }
-                } finally {
-                    roomWaiters--;
-                }
-            } finally {
-                roomLock.unlock();
-            }
+            roomGate.await(nanos, blockedForRoom);
         } catch (InterruptedException e) {
             rejected.increment();
             Thread.currentThread().interrupt();
@@ -693,22 +666,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
     }
 
-    /** The longest a blocked submitter waits before it looks again, ns: a safety net for a missed signal. */
-    private static final long ROOM_RECHECK_NANOS = 10_000_000L;
-
     /**
      * Called by a consumer that took tasks from the queue (or by a state change): wakes the
      * submitters waiting for room under BLOCK. A volatile read when none waits.
      */
     void roomFreed() {
-        if (roomWaiters != 0) {
-            roomLock.lock();
-            try {
-                room.signalAll();
-            } finally {
-                roomLock.unlock();
-            }
-        }
+        roomGate.signal();
     }
 
     private RejectedExecutionException shutDownRejection() {
@@ -720,51 +683,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * has already waited longer (in a steady queue a newcomer waits about as long as the head has).
      */
     private boolean lateAtDoor(long now) {
-        tighten(now);
+        budget.tighten(now);
         Runnable head = controller.queue().peek();
-        return head instanceof Job j && now - j.enqueuedAt > waitBudgetNanos;
-    }
-
-    /**
-     * The samples the window so far must hold before its run-time p99 tightens the wait budget:
-     * with fewer, the p99 is the largest sample or next to it, and one slow call would shed for
-     * the rest of the window.
-     */
-    static final long TIGHTEN_SAMPLES = 200;
-
-    /**
-     * Tightens the wait budget, at most once per tenth of the observe interval, when the run-time
-     * p99 of the window so far (at least {@link #TIGHTEN_SAMPLES} samples) is above the one the
-     * budget was set from: the budget then becomes the target less it (at least the floor). The
-     * budget set at the window's end applies to the next window, and a run time that rises
-     * within it would otherwise let tasks that waited the old budget end late. It never loosens
-     * the budget; the next window's end sets it again. Whichever caller of {@link #lateAtDoor} or
-     * {@link #isLate} finds the time due does it (one, by a CAS).
-     */
-    private void tighten(long now) {
-        long due = nextTighten;
-        if (now - due < 0 || !NEXT_TIGHTEN.compareAndSet(this, due, now + tightenEveryNanos)) {
-            return;
-        }
-        double from = budgetRunMs;
-        if (Double.isNaN(from)) {
-            return; // before the first window, or the target is unreachable: the whole target
-        }
-        drainRecorders();
-        PowerHistogram.Snapshot window = controller.latency().snapshot();
-        if (window.count() < TIGHTEN_SAMPLES) {
-            return;
-        }
-        double run = window.quantile(controller.quantile());
-        if (run > from) {
-            budgetFrom(run);
-        }
-    }
-
-    /** Sets the wait budget from a run-time p99, ms: the target less it, at least the floor. */
-    private void budgetFrom(double run) {
-        budgetRunMs = run;
-        waitBudgetNanos = (long) Math.max(targetNanos - run * 1e6, MIN_WAIT_SHARE * targetNanos);
+        return head instanceof Job j && budget.exceededBy(now - j.enqueuedAt);
     }
 
     /** Refuses a task the queue cannot take ({@code late}: too late for the target) by the policy. */
@@ -772,7 +693,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         switch (rejectionPolicy) {
             case ABORT -> throw late
                     ? new ShedException("the queue's oldest task has waited over the wait budget of "
-                            + millis(waitBudgetNanos) + " ms (targetP99 " + millis(targetNanos) + " ms): " + this)
+                            + millis(budget.nanos()) + " ms (targetP99 " + millis(targetNanos) + " ms): " + this)
                     : new QueueFullException("queue full (queueCapacity " + controller.queueCapacity() + "): " + this);
             case CALLER_RUNS -> command.run();
             case DISCARD -> {
@@ -797,8 +718,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (!sheddable(job)) {
             return false;
         }
-        tighten(now);
-        return now - job.enqueuedAt > waitBudgetNanos;
+        budget.tighten(now);
+        return budget.exceededBy(now - job.enqueuedAt);
     }
 
     /** Whether {@code job} may be shed at all: shedding is on and it is a {@code submit()}'s task. */
@@ -814,7 +735,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     void shed(Job job, long now) {
         FlowTask<?> t = (FlowTask<?>) job.task;
         if (t.shed(new ShedException("shed after waiting " + millis(now - job.enqueuedAt)
-                + " ms in the queue, over the wait budget of " + millis(waitBudgetNanos) + " ms (targetP99 "
+                + " ms in the queue, over the wait budget of " + millis(budget.nanos()) + " ms (targetP99 "
                 + millis(targetNanos) + " ms): " + name))) {
             shed.increment();
         } else {
@@ -841,18 +762,17 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             double smoothed = law.smoothedP99();
             double run = Double.isNaN(smoothed) ? last : Double.isNaN(last) ? smoothed : Math.max(smoothed, last);
             if (unreachable) {
-                waitBudgetNanos = targetNanos; // the run time alone is over: the wait alone must not be
-                budgetRunMs = Double.NaN;
+                budget.whole();
             } else if (!Double.isNaN(run)) {
-                budgetFrom(run);
+                budget.setFrom(run);
             }
         }
-        FlowEvents.executorWindow(name, last, e2eP99, waitBudgetNanos, shed.sum(), unreachable);
+        FlowEvents.executorWindow(name, last, e2eP99, budget.nanos(), shed.sum(), unreachable);
     }
 
     /** {@return the wait budget in force, nanoseconds} For tests. */
     long waitBudgetNanos() {
-        return waitBudgetNanos;
+        return budget.nanos();
     }
 
     /**

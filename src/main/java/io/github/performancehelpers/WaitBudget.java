@@ -1,0 +1,129 @@
+package io.github.performancehelpers;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.function.Supplier;
+import io.github.performancehelpers.loop.PowerHistogram;
+
+/**
+ * A shedding {@link PowerFlowExecutor}'s wait budget: the longest a task may wait before it starts
+ * and still finish within the target, that is the target less the run-time p99 the law reads, at
+ * least {@link PowerFlowExecutor#MIN_WAIT_SHARE} of the target, and the whole target while the
+ * law finds the target unreachable (see the executor's "Shedding"). The window's end sets it
+ * ({@link #setFrom}, {@link #whole}); within a window a rising run time tightens it
+ * ({@link #tighten}), never loosens it.
+ *
+ * <p><b>Thread safety.</b> Every method may be called from any thread: the budget is a volatile
+ * read; the window's end is the tick's; one caller at a time tightens (a CAS on the time it is
+ * next due).
+ */
+final class WaitBudget {
+
+    private static final VarHandle NEXT_TIGHTEN;
+
+    static {
+        try {
+            NEXT_TIGHTEN = MethodHandles.lookup().findVarHandle(WaitBudget.class, "nextTighten", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The samples the window so far must hold before its run-time p99 tightens the budget: with
+     * fewer, the p99 is the largest sample or next to it, and one slow call would shed for the
+     * rest of the window.
+     */
+    static final long TIGHTEN_SAMPLES = 200;
+
+    private final long targetNanos;
+    /** The least budget, ns: {@link PowerFlowExecutor#MIN_WAIT_SHARE} of the target. */
+    private final double floorNanos;
+    /** How often at most the budget is tightened within a window: a tenth of the observe interval. */
+    private final long tightenEveryNanos;
+    /** The run-time samples of the window so far, from any thread (the executor drains its recorders first). */
+    private final Supplier<PowerHistogram.Snapshot> windowSoFar;
+    /** The driving quantile of the run time. */
+    private final double quantile;
+    /** The budget, ns. */
+    private volatile long nanos;
+    /** The run-time p99 the budget was last set from, ms; NaN when none (or unreachable). */
+    private volatile double runMs = Double.NaN;
+    /** The ticker time from which the budget may next be tightened. */
+    @SuppressWarnings("unused") // through NEXT_TIGHTEN
+    private volatile long nextTighten;
+
+    /**
+     * A budget of the whole target until the first window ends.
+     *
+     * @param targetNanos       the target, ns
+     * @param tightenEveryNanos how often at most it is tightened within a window, ns ({@code > 0})
+     * @param windowSoFar       the run-time samples of the window so far
+     * @param quantile          the driving quantile
+     */
+    WaitBudget(long targetNanos, long tightenEveryNanos, Supplier<PowerHistogram.Snapshot> windowSoFar,
+            double quantile) {
+        this.targetNanos = targetNanos;
+        this.floorNanos = PowerFlowExecutor.MIN_WAIT_SHARE * targetNanos;
+        this.tightenEveryNanos = tightenEveryNanos;
+        this.windowSoFar = windowSoFar;
+        this.quantile = quantile;
+        this.nanos = targetNanos;
+    }
+
+    /** {@return the budget in force, ns} */
+    long nanos() {
+        return nanos;
+    }
+
+    /** {@return the target, ns} */
+    long targetNanos() {
+        return targetNanos;
+    }
+
+    /** Whether a task that has waited {@code waitedNanos} has waited past the budget. */
+    boolean exceededBy(long waitedNanos) {
+        return waitedNanos > nanos;
+    }
+
+    /** Sets the budget from a run-time p99, ms: the target less it, at least the floor. */
+    void setFrom(double runP99Ms) {
+        runMs = runP99Ms;
+        nanos = (long) Math.max(targetNanos - runP99Ms * 1e6, floorNanos);
+    }
+
+    /** The target is unreachable: the run time alone is over it, so the wait alone must not be. */
+    void whole() {
+        nanos = targetNanos;
+        runMs = Double.NaN;
+    }
+
+    /**
+     * Tightens the budget, at most once per tenth of the observe interval, when the run-time p99
+     * of the window so far (at least {@link #TIGHTEN_SAMPLES} samples) is above the one the
+     * budget was set from: the budget then becomes the target less it (at least the floor). The
+     * budget set at the window's end applies to the next window, and a run time that rises
+     * within it would otherwise let tasks that waited the old budget end late. Whichever caller
+     * finds the time due does it (one, by a CAS).
+     *
+     * @param now a reading of the executor's ticker, ns
+     */
+    void tighten(long now) {
+        long due = nextTighten;
+        if (now - due < 0 || !NEXT_TIGHTEN.compareAndSet(this, due, now + tightenEveryNanos)) {
+            return;
+        }
+        double from = runMs;
+        if (Double.isNaN(from)) {
+            return; // before the first window, or the target is unreachable: the whole target
+        }
+        PowerHistogram.Snapshot window = windowSoFar.get();
+        if (window.count() < TIGHTEN_SAMPLES) {
+            return;
+        }
+        double run = window.quantile(quantile);
+        if (run > from) {
+            setFrom(run);
+        }
+    }
+}
