@@ -143,8 +143,8 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
      * Retries. An admission whose CAS loses, or whose second read of tat differs from the first,
      * is decided again with the witness TAT at the SAME reading: it does not read the clock again.
      * Re-reading it put a 25 ns clock read inside every retry's read-CAS window, so under two
-     * threads nearly every CAS lost and was repeated (0.85 lost CASes per admission, a quarter of
-     * Bucket4j's throughput; benchmarks/gcra.md, "Contention"). Why that is still exact:
+     * threads nearly every CAS lost and was repeated (0.85 lost CASes per admission, about a third
+     * of Bucket4j's throughput; benchmarks/gcra.md, "Contention"). Why that is still exact:
      *   - no over-admission: every admission, first try or retry, writes
      *     max(witness, nowTicks) + n * interval with a backlog of at most limit at its own
      *     reading, and tat only grows by admissions; so the admissions whose readings lie in any

@@ -53,7 +53,10 @@ public class HistogramCostFloorBenchmark {
         return (int) Math.ceil(Math.log(millis[i++ & 4095]) * multiplier);
     }
 
-    /** The bit-level index PowerHistogram uses now: exponent + cubic in the mantissa, then ceil. */
+    /**
+     * The bit-level index PowerHistogram used before its table index (OctaveLogMapping): exponent +
+     * cubic in the mantissa, then ceil; kept as a point of comparison.
+     */
     @Benchmark
     public int bucketIndexCubic() {
         double x = millis[i++ & 4095];
