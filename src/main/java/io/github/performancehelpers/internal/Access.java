@@ -139,11 +139,10 @@ public final class Access {
          * Consumes admission for an item that bypasses the queue, counting it as submitted and
          * admitted.
          *
-         * @param c   the controller
-         * @param now a fresh reading of the controller's ticker (the submission's), ns
+         * @param c the controller
          * @return whether it was admitted
          */
-        boolean tryAdmitDirect(PowerFlowController<?> c, long now);
+        boolean tryAdmitDirect(PowerFlowController<?> c);
 
         /**
          * Takes back a {@link #tryAdmitDirect} admission the caller could not use.

@@ -38,8 +38,8 @@ final class ControllerHooks implements Access.ControllerAccess {
     }
 
     @Override
-    public boolean tryAdmitDirect(PowerFlowController<?> c, long now) {
-        return c.admission().tryAdmitDirect(now);
+    public boolean tryAdmitDirect(PowerFlowController<?> c) {
+        return c.admission().tryAdmitDirect();
     }
 
     @Override

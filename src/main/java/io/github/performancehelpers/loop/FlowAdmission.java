@@ -121,12 +121,11 @@ final class FlowAdmission<T> {
 
     /**
      * Consumes admission for an item that bypasses the queue (the executor's submit-side fast
-     * path, taken only when the queue is empty), counting it as submitted and admitted, at
-     * {@code now}, the submission's reading of the ticker (one clock read less per task). Only
+     * path, taken only when the queue is empty), counting it as submitted and admitted. Only
      * without a global limiter.
      */
-    boolean tryAdmitDirect(long now) {
-        if (!GCRA.tryConsumeCatchingUpAt(limiter, 1, 0, now)) {
+    boolean tryAdmitDirect() {
+        if (!limiter.tryConsume(1)) {
             return false;
         }
         submittedDirect.increment();

@@ -62,18 +62,17 @@ class PowerFlowControllerHooksTest {
         assertEquals("b", flow.admission().pollAdmitted(0, t.read())); // the refund gave the admission back
     }
 
-    /** tryAdmitDirect, at the caller's reading, counts one submitted and admitted item; unadmitDirect refunds and uncounts it. */
+    /** tryAdmitDirect counts one submitted and admitted item; unadmitDirect refunds and uncounts it. */
     @Test
     void aDirectAdmissionCanBeTakenBack() {
-        FakeTicker t = new FakeTicker();
-        PowerFlowController<String> flow = frozen(t);
-        assertTrue(flow.admission().tryAdmitDirect(t.read()));
-        assertFalse(flow.admission().tryAdmitDirect(t.read())); // the one admission is spent
+        PowerFlowController<String> flow = frozen(new FakeTicker());
+        assertTrue(flow.admission().tryAdmitDirect());
+        assertFalse(flow.admission().tryAdmitDirect()); // the one admission is spent
         assertEquals(1, flow.stats().submitted());
         assertEquals(1, flow.stats().admitted());
         flow.admission().unadmitDirect();
         assertEquals(0, flow.stats().submitted());
         assertEquals(0, flow.stats().admitted());
-        assertTrue(flow.admission().tryAdmitDirect(t.read())); // the refund gave it back
+        assertTrue(flow.admission().tryAdmitDirect()); // the refund gave it back
     }
 }
