@@ -553,9 +553,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (!d.tryAcquireSlot()) {
             return false;
         }
-        // A fresh reading, not the submission's: admissions placed at readings already old let
-        // the limiter admit past its rate when many submitters race (the field trial's drift
-        // overload went from 82 to 148 ms, quota's climb back from 348 to 229/s).
+        // A fresh reading, not the submission's: an admission placed at a reading already old
+        // leaves later callers room the rate does not give (tryConsumeCatchingUpAt's slack), and
+        // many submitters race here.
         if (!LOOP.tryAdmitDirect(controller)) {
             d.releaseSlot();
             return false;
