@@ -180,6 +180,7 @@ final class Job implements Runnable {
         return end;
     }
 
+    /** Counts a failed or cancelled Future's outcome; true if the task completed normally. */
     private boolean classify(PowerFlowExecutor ex) {
         if (task instanceof Future<?> f) {
             Future.State s;

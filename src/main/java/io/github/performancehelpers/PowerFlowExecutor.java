@@ -858,12 +858,16 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     void drainRecorders() {
         if (recorders != null) {
             recorders.drain(controller.latency(), queueWait, endToEnd);
-            recorders.flushFree(controller, completed);
         }
     }
 
-    /** Adds the counts free recorders hold to the shared counters, before a counter is read. */
-    private void flushRecorderCounts() {
+    /**
+     * Adds the counts free recorders hold to the shared counters, before a counter is read (by
+     * {@code stats()}, a counter read-out, and the tick, so that the controller's own counts are
+     * exact one window after the executor goes idle). The wait budget's tightening, which reads
+     * only the histograms, does not need it.
+     */
+    void flushRecorderCounts() {
         if (recorders != null) {
             recorders.flushFree(controller, completed);
         }
@@ -1103,6 +1107,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     public Stats stats() {
         drainRecorders();
+        flushRecorderCounts();
         PowerFlowController.Stats c = controller.stats();
         // Read in the order of the former positional constructor's arguments.
         long submitted = c.submitted() - retracted.sum();

@@ -59,7 +59,7 @@ final class Recorders {
         int start = (int) (Thread.currentThread().threadId() % rs.length);
         for (int k = 0; k < rs.length; k++) {
             Recorder r = rs[(start + k) % rs.length];
-            if (!r.claimed.get() && r.claimed.compareAndSet(false, true)) {
+            if (r.tryClaim()) {
                 return r;
             }
         }
@@ -88,7 +88,7 @@ final class Recorders {
      */
     void flushFree(PowerFlowController<?> controller, LongAdder completedTasks) {
         for (Recorder r : recorders) {
-            if (!r.claimed.get() && r.claimed.compareAndSet(false, true)) {
+            if (r.tryClaim()) {
                 r.flush(controller, completedTasks);
                 r.release();
             }
@@ -133,6 +133,11 @@ final class Recorders {
                 completedTasks.add(completed);
                 completed = 0;
             }
+        }
+
+        /** Claims the recorder if it is free (a read first: a taken one costs no write). */
+        boolean tryClaim() {
+            return !claimed.get() && claimed.compareAndSet(false, true);
         }
 
         /**

@@ -130,6 +130,7 @@ final class Tick {
             }
             observability.onTick();
             ex.drainRecorders();
+            ex.flushRecorderCounts();
             if (fixedRate) {
                 controller.latency().snapshotAndReset();
                 ex.queueWait.snapshotAndReset();

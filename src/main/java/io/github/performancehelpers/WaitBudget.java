@@ -76,11 +76,6 @@ final class WaitBudget {
         return nanos;
     }
 
-    /** {@return the target, ns} */
-    long targetNanos() {
-        return targetNanos;
-    }
-
     /** Whether a task that has waited {@code waitedNanos} has waited past the budget. */
     boolean exceededBy(long waitedNanos) {
         return waitedNanos > nanos;
