@@ -556,7 +556,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         // A fresh reading, not the submission's: an admission placed at a reading already old
         // leaves later callers room the rate does not give (tryConsumeCatchingUpAt's slack), and
         // many submitters race here.
-        if (!LOOP.tryAdmitDirect(controller)) {
+        int admission = LOOP.tryAdmitDirect(controller);
+        if (admission == Access.ControllerAccess.DIRECT_REFUSED) {
             d.releaseSlot();
             return false;
         }
@@ -576,7 +577,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 // refuse the task, as if it had come a moment later.
             }
         }
-        LOOP.unadmitDirect(controller);
+        LOOP.unadmitDirect(controller, admission);
         d.releaseSlot();
         jobDone();
         rejected.increment();

@@ -59,6 +59,15 @@ public final class Access {
          * @param n       operations to give back
          */
         void refund(PowerGCRA limiter, long n);
+
+        /**
+         * Whether the limiter admits one operation a nanosecond or faster, a pace no caller can
+         * reach (a clock read alone takes longer), so that a path may admit without it.
+         *
+         * @param limiter the limiter
+         * @return whether its interval is at most one nanosecond
+         */
+        boolean isOpen(PowerGCRA limiter);
     }
 
     /**
@@ -140,16 +149,26 @@ public final class Access {
          * admitted.
          *
          * @param c the controller
-         * @return whether it was admitted
+         * @return {@link #DIRECT_REFUSED}, {@link #DIRECT_CHARGED} (the limiter was charged), or
+         *     {@link #DIRECT_OPEN} (admitted without the limiter, which was open)
          */
-        boolean tryAdmitDirect(PowerFlowController<?> c);
+        int tryAdmitDirect(PowerFlowController<?> c);
+
+        /** {@link #tryAdmitDirect}: not admitted. */
+        int DIRECT_REFUSED = 0;
+        /** {@link #tryAdmitDirect}: admitted, the limiter charged. */
+        int DIRECT_CHARGED = 1;
+        /** {@link #tryAdmitDirect}: admitted without charging the limiter, which was open. */
+        int DIRECT_OPEN = 2;
 
         /**
          * Takes back a {@link #tryAdmitDirect} admission the caller could not use.
          *
-         * @param c the controller
+         * @param c         the controller
+         * @param admission what {@link #tryAdmitDirect} returned: the limiter is refunded only if
+         *                  it was charged
          */
-        void unadmitDirect(PowerFlowController<?> c);
+        void unadmitDirect(PowerFlowController<?> c, int admission);
 
         /**
          * Consumes admission for one item the caller already holds, counting it on success.

@@ -175,6 +175,12 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
     /** Smallest per / rate accepted, in nanoseconds. */
     static final double MIN_INTERVAL_NANOS = 0x1p-20;
 
+    /**
+     * The emission interval at or under which the limiter is open to the loop's direct path: one
+     * admission a nanosecond, faster than any caller can ask (a clock read alone costs more).
+     */
+    static final double OPEN_INTERVAL_NANOS = 1.0;
+
     static final long SEALED_BIT = Long.MIN_VALUE;
     static final long UNINIT = -1L;
 
@@ -194,6 +200,11 @@ public final class PowerGCRA implements RateLimiter, AutoCloseable {
             @Override
             public void refund(PowerGCRA limiter, long n) {
                 limiter.refund(n);
+            }
+
+            @Override
+            public boolean isOpen(PowerGCRA limiter) {
+                return limiter.epoch.config.intervalNanos <= OPEN_INTERVAL_NANOS;
             }
         });
     }

@@ -38,13 +38,13 @@ final class ControllerHooks implements Access.ControllerAccess {
     }
 
     @Override
-    public boolean tryAdmitDirect(PowerFlowController<?> c) {
+    public int tryAdmitDirect(PowerFlowController<?> c) {
         return c.admission().tryAdmitDirect();
     }
 
     @Override
-    public void unadmitDirect(PowerFlowController<?> c) {
-        c.admission().unadmitDirect();
+    public void unadmitDirect(PowerFlowController<?> c, int admission) {
+        c.admission().unadmitDirect(admission);
     }
 
     @Override

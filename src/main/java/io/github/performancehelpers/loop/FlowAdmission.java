@@ -32,10 +32,12 @@ final class FlowAdmission<T> {
     private final RateLimiter limiters;
     private final ReentrantLock admitLock = new ReentrantLock();
     /**
-     * Items counted as submitted that bypassed the queue (the executor's submit-side fast path);
-     * the queue's own successful offers are {@link PowerQueue#offered()}.
+     * Items that bypassed the queue (the executor's submit-side fast path), each both submitted
+     * and admitted: one counter, so that such an item costs one update. The queue's own successful
+     * offers are {@link PowerQueue#offered()}.
      */
-    private final LongAdder submittedDirect = new LongAdder();
+    private final LongAdder direct = new LongAdder();
+    /** Items admitted from the queue. */
     private final LongAdder admitted = new LongAdder();
 
     FlowAdmission(PowerGCRA limiter, RateLimiter globalLimiter, int queueCapacity) {
@@ -74,12 +76,12 @@ final class FlowAdmission<T> {
 
     /** Items submitted: accepted by the queue, or admitted directly. */
     long submittedCount() {
-        return queue.offered() + submittedDirect.sum();
+        return queue.offered() + direct.sum();
     }
 
     /** Items admitted. */
     long admittedCount() {
-        return admitted.sum();
+        return admitted.sum() + direct.sum();
     }
 
     /** Blocks until the queue holds an item, without removing it: the dispatcher's wait for work. */
@@ -121,23 +123,36 @@ final class FlowAdmission<T> {
 
     /**
      * Consumes admission for an item that bypasses the queue (the executor's submit-side fast
-     * path, taken only when the queue is empty), counting it as submitted and admitted. Only
-     * without a global limiter.
+     * path, taken only when the queue is empty), counting it as submitted and admitted. An open
+     * limiter (one admission a nanosecond, the executor's rate until latency calls for less) is
+     * not consulted: it cannot refuse a caller that pays a clock read per call, and consulting it
+     * cost a clock read and a CAS on a line every submitter writes. Only without a global limiter.
+     *
+     * @return one of {@link Access.ControllerAccess#DIRECT_REFUSED}, {@code DIRECT_CHARGED} or
+     *     {@code DIRECT_OPEN}
      */
-    boolean tryAdmitDirect() {
-        if (!limiter.tryConsume(1)) {
-            return false;
+    int tryAdmitDirect() {
+        int admission;
+        if (GCRA.isOpen(limiter)) {
+            admission = Access.ControllerAccess.DIRECT_OPEN;
+        } else if (limiter.tryConsume(1)) {
+            admission = Access.ControllerAccess.DIRECT_CHARGED;
+        } else {
+            return Access.ControllerAccess.DIRECT_REFUSED;
         }
-        submittedDirect.increment();
-        admitted.increment();
-        return true;
+        direct.increment();
+        return admission;
     }
 
-    /** Takes back a {@link #tryAdmitDirect()} admission the caller could not use: refunded and uncounted. */
-    void unadmitDirect() {
-        refundAdmission();
-        admitted.decrement();
-        submittedDirect.decrement();
+    /**
+     * Takes back a {@link #tryAdmitDirect()} admission the caller could not use: uncounted, and
+     * refunded if the limiter was charged.
+     */
+    void unadmitDirect(int admission) {
+        if (admission == Access.ControllerAccess.DIRECT_CHARGED) {
+            refundAdmission();
+        }
+        direct.decrement();
     }
 
     /**

@@ -3,6 +3,7 @@ package io.github.performancehelpers.loop;
 import static org.junit.jupiter.api.Assertions.*;
 
 import org.junit.jupiter.api.Test;
+import io.github.performancehelpers.internal.Access;
 import io.github.performancehelpers.testsupport.FakeTicker;
 
 /**
@@ -66,13 +67,53 @@ class PowerFlowControllerHooksTest {
     @Test
     void aDirectAdmissionCanBeTakenBack() {
         PowerFlowController<String> flow = frozen(new FakeTicker());
-        assertTrue(flow.admission().tryAdmitDirect());
-        assertFalse(flow.admission().tryAdmitDirect()); // the one admission is spent
+        assertEquals(Access.ControllerAccess.DIRECT_CHARGED, flow.admission().tryAdmitDirect());
+        assertEquals(Access.ControllerAccess.DIRECT_REFUSED, flow.admission().tryAdmitDirect()); // spent
         assertEquals(1, flow.stats().submitted());
         assertEquals(1, flow.stats().admitted());
-        flow.admission().unadmitDirect();
+        flow.admission().unadmitDirect(Access.ControllerAccess.DIRECT_CHARGED);
         assertEquals(0, flow.stats().submitted());
         assertEquals(0, flow.stats().admitted());
-        assertTrue(flow.admission().tryAdmitDirect()); // the refund gave it back
+        assertEquals(Access.ControllerAccess.DIRECT_CHARGED, flow.admission().tryAdmitDirect()); // refunded
+    }
+
+    /** A controller at the open rate, one admission a nanosecond, no burst, on a frozen clock. */
+    private static PowerFlowController<String> open(FakeTicker t) {
+        return PowerFlowController.<String>builder().rate(1e9).maxRate(1e9).minRate(1).targetP99(30)
+                .ticker(t).build();
+    }
+
+    /**
+     * At one admission a nanosecond the direct path does not consult the limiter: on a frozen
+     * clock with no burst, a charged limiter would admit one; the open one admits all, counts
+     * each, and leaves the limiter's capacity as it was.
+     */
+    @Test
+    void anOpenLimiterAdmitsDirectlyWithoutBeingCharged() {
+        PowerFlowController<String> flow = open(new FakeTicker());
+        long before = flow.limiter().available();
+        for (int i = 0; i < 1_000; i++) {
+            assertEquals(Access.ControllerAccess.DIRECT_OPEN, flow.admission().tryAdmitDirect());
+        }
+        assertEquals(before, flow.limiter().available());
+        assertEquals(1_000, flow.stats().submitted());
+        assertEquals(1_000, flow.stats().admitted());
+    }
+
+    /**
+     * An admission made open is taken back without a refund, even when the rate was cut in
+     * between: a refund then would give the new rate an admission it never charged.
+     */
+    @Test
+    void anOpenAdmissionIsTakenBackWithoutARefund() {
+        PowerFlowController<String> flow = open(new FakeTicker());
+        assertEquals(Access.ControllerAccess.DIRECT_OPEN, flow.admission().tryAdmitDirect());
+        flow.limiter().setRate(100);
+        assertEquals(Access.ControllerAccess.DIRECT_CHARGED, flow.admission().tryAdmitDirect());
+        long spent = flow.limiter().available();
+        flow.admission().unadmitDirect(Access.ControllerAccess.DIRECT_OPEN);
+        assertEquals(spent, flow.limiter().available());
+        assertEquals(1, flow.stats().submitted());
+        assertEquals(1, flow.stats().admitted());
     }
 }
