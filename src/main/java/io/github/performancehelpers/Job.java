@@ -29,6 +29,12 @@ final class Job implements Runnable {
     final long enqueuedAt;
     /** The thread running the task, while it runs and running tasks are tracked; else null. */
     volatile Thread runner;
+    /**
+     * The tasks in flight when this one was handed to the delegate, itself included, for the
+     * start-load test ({@link StartLoad}); a chained task inherits its chain's (a chain runs while
+     * work waits, the pool busy). 0 until then. Written before the hand-off, which publishes it.
+     */
+    int concurrency;
 
     Job(PowerFlowExecutor owner, Runnable task, long enqueuedAt) {
         this.owner = owner;
@@ -76,6 +82,7 @@ final class Job implements Runnable {
             if (next == null) {
                 break;
             }
+            next.concurrency = j.concurrency;
             if (!d.continueChain(ex, next)) {
                 return; // handed off to a thread of its own, which goes on with the chain
             }
@@ -89,7 +96,7 @@ final class Job implements Runnable {
             if (rec == null) {
                 LOOP.countAdmitted(ex.controller, 1);
             } else if (++rec.admitted >= Recorders.COUNT_FLUSH_EVERY) {
-                rec.flush(ex.controller, ex.completed);
+                rec.flush(ex);
             }
             j = next;
         }
@@ -102,7 +109,7 @@ final class Job implements Runnable {
      */
     private static void endChain(PowerFlowExecutor ex, Delegate d, Recorder rec) {
         if (rec != null) {
-            rec.flush(ex.controller, ex.completed);
+            rec.flush(ex);
             rec.release();
         }
         if (!d.threadPerTask) {
@@ -152,13 +159,20 @@ final class Job implements Runnable {
                 r = d.recorders().claim();
                 (r != null ? r.wait : ex.queueWait).recordNanos(waited);
             }
+            long slowRun = ex.slowRunNanos;
             if (r != null) {
                 r.run.recordNanos(ran);
                 r.endToEnd.recordNanos(total);
                 r.recorded++;
+                if (slowRun > 0 && concurrency > 0) {
+                    r.load.add(concurrency, ran > slowRun);
+                }
             } else {
                 ex.controller.recordNanos(ran);
                 ex.endToEnd.recordNanos(total);
+                if (slowRun > 0 && concurrency > 0) {
+                    ex.startLoad.add(concurrency, ran > slowRun);
+                }
             }
             d.ran(this);
             if (threw) {
@@ -172,7 +186,7 @@ final class Job implements Runnable {
             }
             if (claimAtEnd && r != null) {
                 if (r.recorded >= Recorders.COUNT_FLUSH_EVERY) {
-                    r.flush(ex.controller, ex.completed);
+                    r.flush(ex);
                 }
                 r.release();
             }

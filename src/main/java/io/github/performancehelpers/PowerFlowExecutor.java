@@ -112,7 +112,9 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  *     cuts from the throughput the window carried, not from the open rate, and climbs back when
  *     the run time falls. When cutting does not lower the run time (a tail the load does not set,
  *     a target under the downstream's own unloaded p99), the law stops cutting, serves the load
- *     and reports {@link Stats#targetUnreachable()}.</li>
+ *     and reports {@link Stats#targetUnreachable()}; where the demand is under the rate it finds
+ *     that without a cut, when the tasks over the target started at no higher concurrency (tasks
+ *     in flight) than the rest.</li>
  * </ul>
  * A task's end-to-end latency, submit to end, is in {@link Stats#endToEndP99()} and
  * {@link Stats#lastEndToEndP99()} beside the run time ({@link Stats#p99()}); both are in the
@@ -349,6 +351,13 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private final boolean shedding;
     /** The target, nanoseconds. */
     private final long targetNanos;
+    /**
+     * A run time over this is slow for the start-load test: the law's target, ns; 0 when nothing
+     * steps a law (a fixed rate), and the test is off.
+     */
+    final long slowRunNanos;
+    /** The concurrency tasks started at, over all tasks and the slow ones: the tick's start-load test. */
+    final StartLoad startLoad = new StartLoad();
     /** The longest a task may wait before it starts (see "Shedding and the rate"); set by the tick. */
     private final WaitBudget budget;
     private final RejectionPolicy rejectionPolicy;
@@ -438,6 +447,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (!fixedRate) {
             LOOP.startAtRate(controller); // the PI law's first healthy window holds the rate
         }
+        this.slowRunNanos = fixedRate ? 0 : (long) Math.min(Long.MAX_VALUE / 4.0, controller.targetP99() * 1e6);
         this.budget = new WaitBudget(targetNanos, Math.max(1, b.observeInterval.toNanos() / 10), () -> {
             drainRecorders();
             return controller.latency().snapshot();
@@ -563,7 +573,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         // In flight before the state re-check: either this thread sees the shutdown, or the
         // dispatcher's terminate() sees this task in flight and waits for it (both are volatile).
-        inFlight.incrementAndGet();
+        job.concurrency = (int) Math.min(Integer.MAX_VALUE, inFlight.incrementAndGet());
         if (state == RUNNING) {
             try {
                 d.start(job);
@@ -870,7 +880,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     void flushRecorderCounts() {
         if (recorders != null) {
-            recorders.flushFree(controller, completed);
+            recorders.flushFree(this);
         }
     }
 

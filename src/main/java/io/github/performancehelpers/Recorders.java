@@ -1,7 +1,6 @@
 package io.github.performancehelpers;
 
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.LongAdder;
 import io.github.performancehelpers.internal.Access;
 import io.github.performancehelpers.loop.PowerFlowController;
 import io.github.performancehelpers.loop.PowerHistogram;
@@ -86,10 +85,10 @@ final class Recorders {
      * new thread is a contended one), so this runs before the counters are read; a recorder in use
      * is skipped, and its claimer flushes it within {@link #COUNT_FLUSH_EVERY} tasks.
      */
-    void flushFree(PowerFlowController<?> controller, LongAdder completedTasks) {
+    void flushFree(PowerFlowExecutor ex) {
         for (Recorder r : recorders) {
             if (r.tryClaim()) {
-                r.flush(controller, completedTasks);
+                r.flush(ex);
                 r.release();
             }
         }
@@ -104,6 +103,8 @@ final class Recorders {
         final PowerHistogram wait;
         final PowerHistogram endToEnd;
         final AtomicBoolean claimed = new AtomicBoolean();
+        /** The concurrency the claiming chain's tasks started at, not yet added to the executor's. */
+        final StartLoad.Batch load = new StartLoad.Batch();
         /** Counts of the claiming chain not yet added to the shared counters (owner-only, plain). */
         int admitted;
         int completed;
@@ -116,11 +117,14 @@ final class Recorders {
         }
 
         /**
-         * Adds the counts to the shared counters: every {@link #COUNT_FLUSH_EVERY} tasks of a chain
-         * and when the chain ends, so a running chain's counts lag by at most that many tasks and
-         * an ended one's not at all. Only the claiming thread calls this.
+         * Adds the counts (and the start-load sums) to the executor's: every
+         * {@link #COUNT_FLUSH_EVERY} tasks of a chain and when the chain ends, so a running chain's
+         * counts lag by at most that many tasks and an ended one's not at all. Only the claiming
+         * thread calls this.
          */
-        void flush(PowerFlowController<?> controller, LongAdder completedTasks) {
+        void flush(PowerFlowExecutor ex) {
+            PowerFlowController<?> controller = ex.controller;
+            ex.startLoad.addAll(load);
             if (admitted != 0) {
                 LOOP.countAdmitted(controller, admitted);
                 admitted = 0;
@@ -130,7 +134,7 @@ final class Recorders {
                 recorded = 0;
             }
             if (completed != 0) {
-                completedTasks.add(completed);
+                ex.completed.add(completed);
                 completed = 0;
             }
         }

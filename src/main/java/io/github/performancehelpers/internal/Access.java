@@ -196,6 +196,14 @@ public final class Access {
         void noteStall(PowerFlowController<?> c, long nanos);
 
         /**
+         * Notes the window's start-load statistic, for the next observation only.
+         *
+         * @param c the controller
+         * @param z see {@code RateLaw.Window#slowLoadZ()}; NaN when not measured
+         */
+        void noteStartLoad(PowerFlowController<?> c, double z);
+
+        /**
          * Commits the pending drop event, if any.
          *
          * @param c the controller

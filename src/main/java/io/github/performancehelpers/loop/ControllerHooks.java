@@ -63,6 +63,11 @@ final class ControllerHooks implements Access.ControllerAccess {
     }
 
     @Override
+    public void noteStartLoad(PowerFlowController<?> c, double z) {
+        c.noteStartLoad(z);
+    }
+
+    @Override
     public void flushDropEvent(PowerFlowController<?> c) {
         c.flushDropEvent();
     }

@@ -17,7 +17,9 @@ import java.util.ArrayDeque;
  * probes: the step doubles each window (2, 4, 8, 16, 30 %), for a downstream whose latency rises
  * only at its knee shows a larger capacity in nothing else.
  * When cutting by a fifth does not lower the reading, the target is unreachable: it goes back to
- * the rate before the cuts and holds ({@link RateLaw.Stats#targetUnreachable()}).
+ * the rate before the cuts and holds ({@link RateLaw.Stats#targetUnreachable()}); an executor's
+ * window can show it without a cut, when the calls over the target started at no higher
+ * concurrency than the rest.
  *
  * <p>The rules follow. The
  * builder's gains, {@code kd}, {@code derivativeFilter} and {@code dt} are not used; the
@@ -139,7 +141,15 @@ import java.util.ArrayDeque;
  *     a flow cut to {@code 0.8 ×} the first one's or less, not saturated, whose reading is at least
  *     {@code 0.9 ×} the first one's: the rate does not set the latency. The rate goes back to the
  *     one before the cuts, and holds while readings stay over the target, until one at or under
- *     it, a saturated window, or one over {@code 2 × max(targetP99, the flat reading)}.</li>
+ *     it, a saturated window, or one over {@code 2 × max(targetP99, the flat reading)}. Without a
+ *     cut: on the first reading over the target of a window that is not loaded and not saturated
+ *     (the demand, under the rate, was served), whose calls over the target started at a
+ *     concurrency less than {@code 3} standard errors above the mean of all its calls
+ *     ({@link RateLaw.Window#slowLoadZ()}, which a {@code PowerFlowExecutor} measures), the rate
+ *     holds and the target is unreachable at once, with the same exits. Slow calls that queued
+ *     (behind busy slots, a fixed-rate server) started where the concurrency was highest; a tail
+ *     the load does not set strikes at any. Finding it by cutting refused up to a fifth of two
+ *     windows' work (the field trial's {@code tail}, underload: 1,015 calls).</li>
  * <li>{@code r'} is clamped into {@code [minRate, maxRate]}.</li>
  * </ol>
  *
@@ -296,6 +306,15 @@ public final class KneeAwareLaw implements RateLaw {
     /** See {@link #FLAT_CUT}: the share of the reading the cutting started from that is "not lower". */
     static final double FLAT_READING = 0.90;
     /**
+     * An unreachable target found without a cut: on the first reading over the target of a window
+     * that is not loaded and kept up, the calls over the target started at a mean concurrency
+     * less than this many standard errors above the mean of all ({@link RateLaw.Window#slowLoadZ()}).
+     * Three: a tail the load does not set reads over it in about one window of 700, while calls
+     * that queued behind busy slots or a fixed-rate server start where the concurrency is highest,
+     * many standard errors above the mean.
+     */
+    static final double LOAD_Z = 3;
+    /**
      * The windows in a row after such a cut that must read flat: the first window after a cut still
      * holds calls admitted before it (a backlog draining reads like a flat tail).
      */
@@ -420,7 +439,13 @@ public final class KneeAwareLaw implements RateLaw {
      */
     @Override
     public double step(RateLaw.Window window) {
-        return step(window.samples(), window.rate(), window.seconds(), window.demand(), window.pauseMs());
+        return step(window.samples(), window.rate(), window.seconds(), window.demand(), window.pauseMs(),
+                window.slowLoadZ());
+    }
+
+    /** {@link #step(PowerHistogram.Snapshot, double, double, long, double, double)} without the start-load statistic. */
+    double step(PowerHistogram.Snapshot window, double rate, double seconds, long demand, double stallMs) {
+        return step(window, rate, seconds, demand, stallMs, Double.NaN);
     }
 
     /**
@@ -433,9 +458,12 @@ public final class KneeAwareLaw implements RateLaw {
      *                directly, or refused because the queue was full)
      * @param stallMs the longest pause of the process that ended during the window, ms (0 when
      *                none was seen)
+     * @param slowLoadZ the start-load statistic ({@link RateLaw.Window#slowLoadZ()}); NaN when not
+     *                measured
      * @return the new rate, in [min, max]
      */
-    double step(PowerHistogram.Snapshot window, double rate, double seconds, long demand, double stallMs) {
+    double step(PowerHistogram.Snapshot window, double rate, double seconds, long demand, double stallMs,
+            double slowLoadZ) {
         lastExcused = excused(stallMs);
         if (lastExcused) {
             // A pause of the process: the calls in flight ended late whatever the rate. Hold, and
@@ -520,6 +548,16 @@ public final class KneeAwareLaw implements RateLaw {
                 return clamp(rate); // a latency the rate does not set: serve the load
             }
             unreachable = false; // the downstream changed: cut as usual
+        }
+        if (Double.isNaN(cutFromRate) && !loaded && !saturated && slowLoadZ < LOAD_Z) {
+            // The first reading over the target, with the demand under the rate and the
+            // downstream keeping up with it, and the calls over the target started at no higher
+            // concurrency than the rest: the load does not set the latency, and a cut would only
+            // refuse work to find that out. Serve the load.
+            unreachable = true;
+            flatReading = m;
+            recent.clear();
+            return clamp(rate);
         }
         if (Double.isNaN(cutFromRate)) {
             cutFromRate = rate;

@@ -175,6 +175,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
     private final AtomicLong callbackFailures = new AtomicLong();
     /** The longest pause of the process noted since the last observation, ns ({@link #noteStall}). */
     private final AtomicLong stallNanos = new AtomicLong();
+    /** The start-load statistic noted for the next observation ({@link #noteStartLoad}); NaN when none. */
+    private volatile double startLoadZ = Double.NaN;
 
     private PowerFlowController(Builder<T> b) {
         this.initialRate = b.rate;
@@ -320,6 +322,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
             long demand = offered - lastOffered;
             lastOffered = offered;
             long stall = stallNanos.getAndSet(0);
+            double slowLoadZ = startLoadZ;
+            startLoadZ = Double.NaN;
             if (window.count() == 0) {
                 lastObserveNanos = ticker.read();
                 return rate;
@@ -328,7 +332,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
             lastObservedP99 = measured;
             double seconds = windowSeconds();
             double previous = rate;
-            double next = law.step(new RateLaw.Window(window, measured, previous, dt, seconds, demand, stall / 1e6));
+            double next = law.step(new RateLaw.Window(window, measured, previous, dt, seconds, demand, stall / 1e6,
+                    slowLoadZ));
             observations.incrementAndGet();
             FlowEvents.observation(name, measured, targetP99 - measured, next, previous, law.saturated(next), dt,
                     stall / 1e6, law.excusedLast());
@@ -375,6 +380,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
             admission.clear();
             latency.reset();
             stallNanos.set(0);
+            startLoadZ = Double.NaN;
             lastObservedP99 = Double.NaN;
             servo.reset();
             law.reset();
@@ -642,6 +648,14 @@ public final class PowerFlowController<T> implements AutoCloseable {
      */
     void noteStall(long nanos) {
         stallNanos.accumulateAndGet(nanos, Math::max);
+    }
+
+    /**
+     * Notes the start-load statistic of the window about to be observed (an executor's tick,
+     * just before {@link #observe}); the law sees it as {@link RateLaw.Window#slowLoadZ()}.
+     */
+    void noteStartLoad(double z) {
+        startLoadZ = z;
     }
 
     /**

@@ -128,9 +128,31 @@ public interface RateLaw {
      *                directly, or refused because the queue was full
      * @param pauseMs the longest pause of the process noted during the window, milliseconds (0
      *                when none was noted; only a {@code PowerFlowExecutor} notes them)
+     * @param slowLoadZ whether the load set the latency, measured without moving the rate: how
+     *                many standard errors the mean concurrency at which the window's calls over
+     *                the target started lies above the mean of all its calls (about 0 when slow
+     *                calls strike at any concurrency, large when they are the ones that queued);
+     *                NaN when not measured (only a {@code PowerFlowExecutor} measures it, and only
+     *                with 10 or more calls over the target)
      */
     record Window(PowerHistogram.Snapshot samples, double reading, double rate, double dt, double seconds,
-            long demand, double pauseMs) {
+            long demand, double pauseMs, double slowLoadZ) {
+
+        /**
+         * A window without the start-load statistic ({@code slowLoadZ} NaN).
+         *
+         * @param samples the window's latencies, milliseconds; not empty
+         * @param reading the window's driving quantile, milliseconds
+         * @param rate    the rate in force during the window, operations per second
+         * @param dt      the {@code dt} passed to {@link PowerFlowController#observe(double)}
+         * @param seconds the window's length on the controller's ticker, seconds, {@code > 0}
+         * @param demand  the items offered during the window
+         * @param pauseMs the longest pause of the process noted during the window, milliseconds
+         */
+        public Window(PowerHistogram.Snapshot samples, double reading, double rate, double dt, double seconds,
+                long demand, double pauseMs) {
+            this(samples, reading, rate, dt, seconds, demand, pauseMs, Double.NaN);
+        }
     }
 
     /**

@@ -56,6 +56,61 @@ class KneeAwareLawDownstreamTest {
         assertTrue(flow.stats().targetUnreachable());
     }
 
+    /**
+     * The same tail, with the executor's start-load statistic: the calls over the target started
+     * at the mean concurrency (z = 0.5). The first reading over the target, demand under the rate
+     * and kept up with, reports the target unreachable and holds the open rate: no cut, so nothing
+     * refused to find it out.
+     */
+    @Test
+    void aTailAtAnyConcurrencyIsUnreachableAtTheFirstReading() {
+        PowerFlowController<String> flow = open();
+        flow.noteStartLoad(0.5);
+        assertEquals(1e9, window(flow, 1000, 1000, 80), 1e-9);
+        assertTrue(flow.stats().targetUnreachable());
+        for (int w = 0; w < 5; w++) {
+            assertEquals(1e9, window(flow, 1000, 1000, 80), 1e-9, "window " + w); // serve the load
+        }
+    }
+
+    /**
+     * The start-load rule needs every one of its conditions: slow calls that started at a high
+     * concurrency (z = 8), no statistic (a bare controller), a loaded window (the rate bound: 800/s
+     * against 1,000 offered) or a saturated one (700 done of 1,000) all cut as before.
+     */
+    @Test
+    void theStartLoadRuleAppliesOnlyToAnUnloadedKeptUpWindowWhoseSlowCallsAreNotTheLoads() {
+        PowerFlowController<String> queued = open();
+        queued.noteStartLoad(8);
+        assertEquals(750, window(queued, 1000, 1000, 80), 1e-9);
+        assertFalse(queued.stats().targetUnreachable());
+
+        PowerFlowController<String> bare = open();
+        assertEquals(750, window(bare, 1000, 1000, 80), 1e-9);
+
+        PowerFlowController<String> loaded = PowerFlowController.<String>builder().rate(800).minRate(1)
+                .maxRate(1e9).targetP99(TARGET).queueCapacity(10).controlLaw(ControlLaw.KNEE_AWARE).ticker(t)
+                .build();
+        loaded.noteStartLoad(0);
+        assertEquals(600, window(loaded, 1000, 800, 80), 1e-9); // 800 × 60 / 80
+        assertFalse(loaded.stats().targetUnreachable());
+
+        PowerFlowController<String> saturated = open();
+        saturated.noteStartLoad(0);
+        assertTrue(window(saturated, 1000, 700, 80) < 1000);
+        assertFalse(saturated.stats().targetUnreachable());
+    }
+
+    /** The statistic is for the next observation only. */
+    @Test
+    void theStartLoadStatisticIsForOneObservation() {
+        PowerFlowController<String> flow = open();
+        flow.noteStartLoad(0.5);
+        flow.observe(1000); // an empty window: not stepped, the statistic spent
+        assertEquals(750, window(flow, 1000, 1000, 80), 1e-9);
+        assertFalse(flow.stats().targetUnreachable());
+    }
+
     /** An unreachable target ends on a reading at or under the target (the climb resumes). */
     @Test
     void anUnreachableTargetEndsUnderTheTarget() {

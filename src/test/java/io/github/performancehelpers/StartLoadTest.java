@@ -1,0 +1,145 @@
+package io.github.performancehelpers;
+
+import static io.github.performancehelpers.PowerFlowExecutorTest.LONG_DELAY_MS;
+import static io.github.performancehelpers.PowerFlowExecutorTest.await;
+import static io.github.performancehelpers.PowerFlowExecutorTest.awaitQuietly;
+import static io.github.performancehelpers.PowerFlowExecutorTest.terminate;
+import static org.junit.jupiter.api.Assertions.*;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import io.github.performancehelpers.testsupport.FakeTicker;
+import io.github.performancehelpers.testsupport.ManualScheduler;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The start-load test: whether the tasks over the target started at a higher concurrency than the
+ * rest. The statistic from its sums, and an executor on a {@link FakeTicker} that finds a tail the
+ * load does not set unreachable without refusing a task, and cuts when the slow tasks are the ones
+ * that started at the highest concurrency.
+ */
+class StartLoadTest {
+
+    /** z = (mean of the slow − mean of all) / (sd of all / √slow), from the sums. */
+    @Test
+    void theStatisticIsTheSlowMeansDistanceInStandardErrors() {
+        StartLoad load = new StartLoad();
+        // 40 tasks at 1, 40 at 3 (mean 2, sd 1); the 20 slow ones all at 3: (3 − 2) / (1 / √20)
+        for (int i = 0; i < 40; i++) {
+            load.add(1, false);
+            load.add(3, i < 20);
+        }
+        assertEquals(Math.sqrt(20), load.takeZ(), 1e-9);
+        assertTrue(Double.isNaN(load.takeZ()), "a new window holds nothing");
+    }
+
+    /** No verdict from fewer than ten slow tasks, or from a concurrency that never varied. */
+    @Test
+    void tooFewSlowTasksOrAConstantConcurrencyGiveNoVerdict() {
+        assertTrue(Double.isNaN(StartLoad.z(100, 200, 500, StartLoad.MIN_SLOW - 1, 30)));
+        assertFalse(Double.isNaN(StartLoad.z(100, 200, 500, StartLoad.MIN_SLOW, 30)));
+        assertTrue(Double.isNaN(StartLoad.z(100, 400, 1600, 20, 80)), "every task at 4");
+    }
+
+    /** A batch adds its sums to the shared ones and is emptied. */
+    @Test
+    void aBatchAddsItsSumsOnce() {
+        StartLoad load = new StartLoad();
+        StartLoad.Batch b = new StartLoad.Batch();
+        for (int i = 0; i < 40; i++) {
+            b.add(1, false);
+            b.add(3, i < 20);
+        }
+        load.addAll(b);
+        load.addAll(b); // emptied: adds nothing
+        assertEquals(Math.sqrt(20), load.takeZ(), 1e-9);
+    }
+
+    private final FakeTicker t = new FakeTicker();
+    private final ManualScheduler s = new ManualScheduler();
+
+    /** Default (knee-aware, open rate) executor of target 60 ms on the default delegate. */
+    private PowerFlowExecutor executor() {
+        return PowerFlowExecutor.builder().targetP99(60).ticker(t).scheduler(s).build();
+    }
+
+    /**
+     * Runs {@code k} tasks at once (started at concurrency 1 to {@code k}), the ticker moved
+     * {@code ms} while all of them run, then lets them end and waits until none is in flight.
+     */
+    private void group(PowerFlowExecutor e, int k, long ms) throws Exception {
+        CountDownLatch started = new CountDownLatch(k);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int i = 0; i < k; i++) {
+            futures.add(e.submit(() -> {
+                started.countDown();
+                awaitQuietly(release);
+            }));
+        }
+        assertTrue(started.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        t.advanceMillis(ms);
+        release.countDown();
+        for (Future<?> f : futures) {
+            f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        }
+        await(() -> e.inFlight.get() == 0);
+    }
+
+    /** Runs one task alone: started at concurrency 1, taking no ticker time. */
+    private static void alone(PowerFlowExecutor e) throws Exception {
+        e.submit(() -> { }).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        await(() -> e.inFlight.get() == 0);
+    }
+
+    /** Ends the window at one second of ticker time and lets the tick observe it. */
+    private void observe(PowerFlowExecutor e, long elapsedMs) {
+        t.advanceMillis(1000 - elapsedMs);
+        s.runAll();
+        assertEquals(1, e.stats().loop().observations());
+    }
+
+    /**
+     * Half the tasks take 80 ms against a target of 60, at whatever concurrency they start (groups
+     * of eight, slow and fast alike): the first window over the target reports the target
+     * unreachable and keeps the open rate. Nothing was cut, so nothing is refused or shed.
+     */
+    @Test
+    void aTailAtAnyConcurrencyIsUnreachableWithoutACut() throws Exception {
+        PowerFlowExecutor e = executor();
+        for (int g = 0; g < 10; g++) {
+            group(e, 8, 80);
+            group(e, 8, 0);
+        }
+        observe(e, 800);
+        PowerFlowExecutor.Stats st = e.stats();
+        assertTrue(st.loop().targetUnreachable());
+        assertEquals(PowerFlowExecutor.OPEN_RATE, st.loop().rate());
+        assertEquals(0, st.tasks().rejected());
+        assertEquals(0, st.tasks().shed());
+        terminate(e);
+    }
+
+    /**
+     * The same 80-ms tasks, but each at the highest concurrency (groups of eight) while the fast
+     * ones run alone: the slow calls are the load's, and the law cuts from the flow as before.
+     */
+    @Test
+    void slowTasksAtTheHighestConcurrencyAreCutFor() throws Exception {
+        PowerFlowExecutor e = executor();
+        for (int g = 0; g < 10; g++) {
+            group(e, 8, 80);
+            for (int i = 0; i < 8; i++) {
+                alone(e);
+            }
+        }
+        observe(e, 800);
+        PowerFlowExecutor.Stats st = e.stats();
+        assertFalse(st.loop().targetUnreachable());
+        assertTrue(st.loop().rate() <= 160, "cut from the flow of 160/s: " + st.loop().rate());
+        terminate(e);
+    }
+}
