@@ -31,8 +31,8 @@ final class Job implements Runnable {
     volatile Thread runner;
     /**
      * The tasks in flight when this one was handed to the delegate, itself included, for the
-     * start-load test ({@link StartLoad}); a chained task inherits its chain's (a chain runs while
-     * work waits, the pool busy). 0 until then. Written before the hand-off, which publishes it.
+     * start-load test ({@link StartLoad}); for a chained task, those in flight as the chain takes
+     * it. 0 until then. Written before the hand-off, which publishes it.
      */
     int concurrency;
 
@@ -82,7 +82,9 @@ final class Job implements Runnable {
             if (next == null) {
                 break;
             }
-            next.concurrency = j.concurrency;
+            // The worker keeps its in-flight count for the next task: what is in flight now is
+            // that task's concurrency (a read of a line other tasks write, once per chained task).
+            next.concurrency = (int) Math.min(Integer.MAX_VALUE, ex.inFlight.get());
             if (!d.continueChain(ex, next)) {
                 return; // handed off to a thread of its own, which goes on with the chain
             }
@@ -165,13 +167,13 @@ final class Job implements Runnable {
                 r.endToEnd.recordNanos(total);
                 r.recorded++;
                 if (slowRun > 0 && concurrency > 0) {
-                    r.load.add(concurrency, ran > slowRun);
+                    r.load.add(concurrency, ran, ran > slowRun, ex.startLoad.isHigh(concurrency));
                 }
             } else {
                 ex.controller.recordNanos(ran);
                 ex.endToEnd.recordNanos(total);
                 if (slowRun > 0 && concurrency > 0) {
-                    ex.startLoad.add(concurrency, ran > slowRun);
+                    ex.startLoad.add(concurrency, ran, ran > slowRun);
                 }
             }
             d.ran(this);

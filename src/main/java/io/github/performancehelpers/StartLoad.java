@@ -6,36 +6,83 @@ import java.util.concurrent.atomic.LongAdder;
  * Whether the load sets the latency, measured without moving the rate: the concurrency at which
  * each task started (the tasks in flight when it was handed to the delegate, itself included),
  * summed over all of a window's tasks and over those whose run time exceeded the law's target.
- * {@link #takeZ()} says how many standard errors the slow tasks' mean concurrency lies above the
- * mean of all of them.
+ * {@link #take()} says how many standard errors the slow tasks' mean concurrency lies above the
+ * mean of all of them, and how many the run time of the tasks that started at the highest
+ * concurrency (a standard deviation above the mean or more) lies above the mean of all.
  *
  * <p>Why: a downstream that queues (slots, a fixed-rate server) is slow when many calls are in
  * flight, so the calls over the target started at a concurrency above the average; a tail the
  * load does not set (a fixed share of slow calls, a timeout) strikes calls at whatever concurrency
  * they started, and their mean is the average's within its sampling error. Arrivals vary the
  * concurrency by themselves, so the test needs no cut of the rate, and therefore refuses nothing
- * (see {@code KneeAwareLaw}, "Unreachable target").
+ * (see {@code KneeAwareLaw}, "Unreachable target"). Likewise below a target: calls that find
+ * every slot of a downstream busy wait, and they are the ones that started with the most in
+ * flight, so the run time of those tasks lies above the mean wherever the downstream queues, and
+ * at it where it does not: a capacity that grew shows so at the old knee, where the p99 of a
+ * downstream whose latency rises only at its knee reads as before ({@code KneeAwareLaw},
+ * "Recovery"). The high tasks' mean, not a correlation over all: the service time's own spread
+ * dilutes a correlation, while the high tasks are the ones that wait.
  *
  * <p><b>Thread safety.</b> {@link #add} and {@link #addAll} may be called from any thread;
- * {@link #takeZ()} from one thread at a time (the tick). A sum taken while tasks end may hold some
+ * {@link #take()} from one thread at a time (the tick). A sum taken while tasks end may hold some
  * of them and not others; each task lands in one window.
  */
 final class StartLoad {
 
     /** Fewer slow tasks than this in a window give no verdict: their mean is too loose. */
     static final int MIN_SLOW = 10;
+    /** Run times count up to this, µs (10 s), so that the sums of squares cannot overflow. */
+    static final long MAX_RUN_MICROS = 10_000_000;
 
     private final LongAdder count = new LongAdder();
     private final LongAdder sum = new LongAdder();
     private final LongAdder sumOfSquares = new LongAdder();
     private final LongAdder slowCount = new LongAdder();
     private final LongAdder slowSum = new LongAdder();
+    private final LongAdder runSum = new LongAdder();
+    private final LongAdder runSumOfSquares = new LongAdder();
+    private final LongAdder highCount = new LongAdder();
+    private final LongAdder highRunSum = new LongAdder();
+    /**
+     * A task that starts at this concurrency or more is a high one: the previous window's mean
+     * plus one standard deviation, rounded up; none before a window with a varying concurrency.
+     */
+    private volatile int high = Integer.MAX_VALUE;
 
-    /** Adds one task that started at {@code concurrency} ({@code > 0}); {@code slow} if it ran over the target. */
-    void add(int concurrency, boolean slow) {
+    /**
+     * A window's two statistics.
+     *
+     * @param slowZ how many standard errors the slow tasks' mean concurrency lies above all tasks'
+     * @param runZ  how many standard errors the high tasks' mean run time lies above all tasks'
+     */
+    record Verdict(double slowZ, double runZ) {
+    }
+
+    /** The run time the correlation counts, µs, from nanoseconds. */
+    static long runMicros(long runNanos) {
+        return Math.min(MAX_RUN_MICROS, runNanos / 1_000);
+    }
+
+    /** Whether a task that starts at {@code concurrency} is a high one (see {@link #take()}). */
+    boolean isHigh(int concurrency) {
+        return concurrency >= high;
+    }
+
+    /**
+     * Adds one task that started at {@code concurrency} ({@code > 0}) and ran {@code runNanos};
+     * {@code slow} if it ran over the target.
+     */
+    void add(int concurrency, long runNanos, boolean slow) {
+        long r = runMicros(runNanos);
         count.increment();
         sum.add(concurrency);
         sumOfSquares.add((long) concurrency * concurrency);
+        runSum.add(r);
+        runSumOfSquares.add(r * r);
+        if (isHigh(concurrency)) {
+            highCount.increment();
+            highRunSum.add(r);
+        }
         if (slow) {
             slowCount.increment();
             slowSum.add(concurrency);
@@ -50,6 +97,12 @@ final class StartLoad {
         count.add(b.count);
         sum.add(b.sum);
         sumOfSquares.add(b.sumOfSquares);
+        runSum.add(b.runSum);
+        runSumOfSquares.add(b.runSumOfSquares);
+        if (b.highCount != 0) {
+            highCount.add(b.highCount);
+            highRunSum.add(b.highRunSum);
+        }
         if (b.slowCount != 0) {
             slowCount.add(b.slowCount);
             slowSum.add(b.slowSum);
@@ -58,22 +111,44 @@ final class StartLoad {
     }
 
     /**
-     * The window's verdict, and a new window: {@code (mean of the slow tasks' concurrency − mean of
-     * all) / (standard deviation of all / √slow)}; NaN when fewer than {@link #MIN_SLOW} tasks ran
-     * over the target, or the concurrency never varied (nothing to tell the two apart).
+     * The window's verdict ({@link #slowZ} and {@link #runZ} of its sums), and a new window, whose
+     * high tasks start at this window's mean concurrency plus one standard deviation or more.
      */
-    double takeZ() {
+    Verdict take() {
         long n = count.sumThenReset();
         long s = sum.sumThenReset();
         long ss = sumOfSquares.sumThenReset();
         long k = slowCount.sumThenReset();
         long ks = slowSum.sumThenReset();
-        return z(n, s, ss, k, ks);
+        long r = runSum.sumThenReset();
+        long rr = runSumOfSquares.sumThenReset();
+        long h = highCount.sumThenReset();
+        long hr = highRunSum.sumThenReset();
+        if (n > 0) {
+            double mean = (double) s / n;
+            double sd = Math.sqrt(Math.max(0, (double) ss / n - mean * mean));
+            high = sd > 0 ? (int) Math.min(Integer.MAX_VALUE, Math.ceil(mean + sd)) : Integer.MAX_VALUE;
+        }
+        return new Verdict(slowZ(n, s, ss, k, ks), meanZ(n, r, rr, h, hr));
     }
 
-    /** The statistic of {@link #takeZ()} from the sums. */
-    static double z(long n, long sum, long sumOfSquares, long slow, long slowSum) {
-        if (slow < MIN_SLOW || n <= slow) {
+    /**
+     * {@code (mean of the slow tasks' concurrency − mean of all) / (standard deviation of all /
+     * √slow)}; NaN when fewer than {@link #MIN_SLOW} tasks ran over the target, or the concurrency
+     * never varied (nothing to tell the two apart).
+     */
+    static double slowZ(long n, long sum, long sumOfSquares, long slow, long slowSum) {
+        return meanZ(n, sum, sumOfSquares, slow, slowSum);
+    }
+
+    /**
+     * How many standard errors the mean of a subset of {@code k} values (summing to
+     * {@code subsetSum}) lies above the mean of all {@code n} (summing to {@code sum}, squares to
+     * {@code sumOfSquares}); NaN for fewer than {@link #MIN_SLOW} in the subset, a subset of all,
+     * or values that never varied.
+     */
+    static double meanZ(long n, long sum, long sumOfSquares, long k, long subsetSum) {
+        if (k < MIN_SLOW || n <= k) {
             return Double.NaN;
         }
         double mean = (double) sum / n;
@@ -81,7 +156,7 @@ final class StartLoad {
         if (!(variance > 0)) {
             return Double.NaN;
         }
-        return ((double) slowSum / slow - mean) / Math.sqrt(variance / slow);
+        return ((double) subsetSum / k - mean) / Math.sqrt(variance / k);
     }
 
     /** One writer's sums, added to the shared ones in batches (a claimed recorder's). Not thread-safe. */
@@ -91,12 +166,23 @@ final class StartLoad {
         long sumOfSquares;
         int slowCount;
         long slowSum;
+        long runSum;
+        long runSumOfSquares;
+        int highCount;
+        long highRunSum;
 
-        /** As {@link StartLoad#add}, for the one writer. */
-        void add(int concurrency, boolean slow) {
+        /** As {@link StartLoad#add}, for the one writer; {@code high} as {@link StartLoad#isHigh}. */
+        void add(int concurrency, long runNanos, boolean slow, boolean high) {
+            long r = runMicros(runNanos);
             count++;
             sum += concurrency;
             sumOfSquares += (long) concurrency * concurrency;
+            runSum += r;
+            runSumOfSquares += r * r;
+            if (high) {
+                highCount++;
+                highRunSum += r;
+            }
             if (slow) {
                 slowCount++;
                 slowSum += concurrency;
@@ -109,6 +195,10 @@ final class StartLoad {
             sumOfSquares = 0;
             slowCount = 0;
             slowSum = 0;
+            runSum = 0;
+            runSumOfSquares = 0;
+            highCount = 0;
+            highRunSum = 0;
         }
     }
 }

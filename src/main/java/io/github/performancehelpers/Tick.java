@@ -149,7 +149,8 @@ final class Tick {
                 // (the dispatcher, woken by the same pause, may note it only in the next window).
                 LOOP.noteStall(controller, late);
             }
-            LOOP.noteStartLoad(controller, ex.startLoad.takeZ());
+            StartLoad.Verdict load = ex.startLoad.take();
+            LOOP.noteStartLoad(controller, load.slowZ(), load.runZ());
             double previous = controller.rate();
             double rate = controller.observe(elapsed / 1e6); // in the rate limiter on return
             ex.endWindow(); // the wait budget follows the law's new reading

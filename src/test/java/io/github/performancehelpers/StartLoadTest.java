@@ -23,25 +23,73 @@ import org.junit.jupiter.api.Test;
  */
 class StartLoadTest {
 
-    /** z = (mean of the slow − mean of all) / (sd of all / √slow), from the sums. */
+    private static final long MS = 1_000_000;
+
+    /**
+     * slowZ = (mean of the slow − mean of all) / (sd of all / √slow), from the sums: 40 tasks at
+     * 1, 40 at 3 (mean 2, sd 1); the 20 slow ones all at 3: (3 − 2) / (1 / √20).
+     */
     @Test
-    void theStatisticIsTheSlowMeansDistanceInStandardErrors() {
+    void theSlowStatisticIsTheSlowMeansDistanceInStandardErrors() {
         StartLoad load = new StartLoad();
-        // 40 tasks at 1, 40 at 3 (mean 2, sd 1); the 20 slow ones all at 3: (3 − 2) / (1 / √20)
         for (int i = 0; i < 40; i++) {
-            load.add(1, false);
-            load.add(3, i < 20);
+            load.add(1, 10 * MS, false);
+            load.add(3, (i < 20 ? 20 : 10) * MS, i < 20);
         }
-        assertEquals(Math.sqrt(20), load.takeZ(), 1e-9);
-        assertTrue(Double.isNaN(load.takeZ()), "a new window holds nothing");
+        StartLoad.Verdict v = load.take();
+        assertEquals(Math.sqrt(20), v.slowZ(), 1e-9);
+        assertTrue(Double.isNaN(load.take().slowZ()), "a new window holds nothing");
     }
 
     /** No verdict from fewer than ten slow tasks, or from a concurrency that never varied. */
     @Test
     void tooFewSlowTasksOrAConstantConcurrencyGiveNoVerdict() {
-        assertTrue(Double.isNaN(StartLoad.z(100, 200, 500, StartLoad.MIN_SLOW - 1, 30)));
-        assertFalse(Double.isNaN(StartLoad.z(100, 200, 500, StartLoad.MIN_SLOW, 30)));
-        assertTrue(Double.isNaN(StartLoad.z(100, 400, 1600, 20, 80)), "every task at 4");
+        assertTrue(Double.isNaN(StartLoad.slowZ(100, 200, 500, StartLoad.MIN_SLOW - 1, 30)));
+        assertFalse(Double.isNaN(StartLoad.slowZ(100, 200, 500, StartLoad.MIN_SLOW, 30)));
+        assertTrue(Double.isNaN(StartLoad.slowZ(100, 400, 1600, 20, 80)), "every task at 4");
+    }
+
+    /**
+     * runZ compares the run time of the tasks that started at the previous window's mean
+     * concurrency plus one standard deviation or more with the mean of all: concurrency 1 to 10
+     * (mean 5.5, sd 2.87: high from 9), run time 10 ms, or 20 ms from concurrency 9 (as a
+     * downstream of eight slots); the same run times paired so that they cancel give 0; the first
+     * window has no high tasks yet, and a constant concurrency defines none.
+     */
+    @Test
+    void theRunStatisticIsTheHighTasksRunTimeInStandardErrors() {
+        StartLoad queued = new StartLoad();
+        StartLoad flat = new StartLoad();
+        for (int window = 0; window < 2; window++) {
+            for (int i = 0; i < 100; i++) {
+                int c = 1 + i % 10;
+                queued.add(c, (c >= 9 ? 20 : 10) * MS, false);
+                flat.add(c, (i % 20 < 10 ? 10 : 20) * MS, false); // at each concurrency half 10, half 20 ms
+            }
+            StartLoad.Verdict q = queued.take();
+            StartLoad.Verdict f = flat.take();
+            if (window == 0) {
+                assertTrue(Double.isNaN(q.runZ()), "no threshold in the first window");
+                continue;
+            }
+            // all: mean 12 ms, sd 4 ms; the 20 high ones: 20 ms, so (20 − 12) / (4 / √20)
+            assertEquals(8 / (4 / Math.sqrt(20)), q.runZ(), 1e-6);
+            assertEquals(0, f.runZ(), 1e-9);
+        }
+        StartLoad constant = new StartLoad();
+        for (int window = 0; window < 2; window++) {
+            for (int i = 0; i < 100; i++) {
+                constant.add(4, (1 + i % 2) * MS, false);
+            }
+            assertTrue(Double.isNaN(constant.take().runZ()));
+        }
+    }
+
+    /** A run time past 10 s counts as 10 s, so that the sums cannot overflow. */
+    @Test
+    void runTimesAreCappedForTheSums() {
+        assertEquals(StartLoad.MAX_RUN_MICROS, StartLoad.runMicros(Long.MAX_VALUE));
+        assertEquals(1_500, StartLoad.runMicros(1_500_999));
     }
 
     /** A batch adds its sums to the shared ones and is emptied. */
@@ -50,12 +98,12 @@ class StartLoadTest {
         StartLoad load = new StartLoad();
         StartLoad.Batch b = new StartLoad.Batch();
         for (int i = 0; i < 40; i++) {
-            b.add(1, false);
-            b.add(3, i < 20);
+            b.add(1, 10 * MS, false, false);
+            b.add(3, 20 * MS, i < 20, false);
         }
         load.addAll(b);
         load.addAll(b); // emptied: adds nothing
-        assertEquals(Math.sqrt(20), load.takeZ(), 1e-9);
+        assertEquals(Math.sqrt(20), load.take().slowZ(), 1e-9);
     }
 
     private final FakeTicker t = new FakeTicker();

@@ -196,12 +196,13 @@ public final class Access {
         void noteStall(PowerFlowController<?> c, long nanos);
 
         /**
-         * Notes the window's start-load statistic, for the next observation only.
+         * Notes the window's start-load statistics, for the next observation only.
          *
-         * @param c the controller
-         * @param z see {@code RateLaw.Window#slowLoadZ()}; NaN when not measured
+         * @param c     the controller
+         * @param slowZ see {@code RateLaw.Window#slowLoadZ()}; NaN when not measured
+         * @param runZ  see {@code RateLaw.Window#runLoadZ()}; NaN when not measured
          */
-        void noteStartLoad(PowerFlowController<?> c, double z);
+        void noteStartLoad(PowerFlowController<?> c, double slowZ, double runZ);
 
         /**
          * Commits the pending drop event, if any.

@@ -63,8 +63,8 @@ final class ControllerHooks implements Access.ControllerAccess {
     }
 
     @Override
-    public void noteStartLoad(PowerFlowController<?> c, double z) {
-        c.noteStartLoad(z);
+    public void noteStartLoad(PowerFlowController<?> c, double slowZ, double runZ) {
+        c.noteStartLoad(slowZ, runZ);
     }
 
     @Override

@@ -123,15 +123,20 @@ import java.util.ArrayDeque;
  *     forgets the capacity and climbs by {@code 30 % × h} of that window. Trimming's reference is
  *     the block's, not its aim: a trim step down lowers the reading by itself (to the service
  *     time's own p99 where the latency rises only at the knee), and the first window after it
- *     still holds calls admitted before it. A trim block that ends trimming leaves the knee's
- *     reading to the climb's next window. A reading over the target (up to twice) right after a
+ *     still holds calls admitted before it. A loaded window whose own reading is at most
+ *     {@code 0.875 × targetP99} and whose calls did not queue ({@link RateLaw.Window#runLoadZ()}
+ *     under {@code 1}) ends trimming too, and the climb that follows probes. A trim block that
+ *     ends trimming leaves the knee's reading to the climb's next window. A reading over the target (up to twice) right after a
  *     fast climb goes to the middle of the rate before the climb and this one, or, when saturated,
  *     not below the rate before, at most {@code 0.85 × C}: the knee lies between them.</li>
  * <li><b>Probing.</b> Near the knee, at or past the capacity estimate ({@code r ≥ 0.97 × C}, after
  *     the raises above: completions scatter by a few percent around the rate, and raise {@code C}
- *     to them), a loaded window whose merged reading (this window with the ones before it) is at
- *     most {@code 0.875 × targetP99} climbs by {@code min(30 %, 2 % × 2^k)}, {@code k} such windows
- *     before it, instead of the slow step; a window under the target that reads higher pauses the
+ *     to them), or anywhere near it when the window's calls did not queue (an executor's
+ *     {@link RateLaw.Window#runLoadZ()} under {@code 1}: those that started with the most in flight
+ *     ran no longer than the rest, so the knee is above this rate), a loaded window whose merged
+ *     reading (this window with the ones before it) is at most {@code 0.875 × targetP99}, and whose
+ *     calls did not visibly queue ({@code runLoadZ} not {@code 1} or more), climbs by
+ *     {@code min(30 %, 2 % × 2^k)}, {@code k} such windows before it, instead of the slow step; a window under the target that reads higher pauses the
  *     run (the slow step, {@code k} kept), any other window ends it. A larger capacity
  *     shows in nothing but completions where calls do not queue until every slot is busy, and
  *     completions show only what was admitted. Where the estimate is right the probe goes past it
@@ -141,7 +146,10 @@ import java.util.ArrayDeque;
  *     a flow cut to {@code 0.8 ×} the first one's or less, not saturated, whose reading is at least
  *     {@code 0.9 ×} the first one's: the rate does not set the latency. The rate goes back to the
  *     one before the cuts, and holds while readings stay over the target, until one at or under
- *     it, a saturated window, or one over {@code 2 × max(targetP99, the flat reading)}. Without a
+ *     it, a saturated window, or one over {@code 2 × max(targetP99, the flat reading)}. Not when
+ *     the window's calls over the target started at a concurrency {@code 3} or more standard
+ *     errors above the mean ({@link RateLaw.Window#slowLoadZ()}): a backlog draining after a drop
+ *     in capacity reads flat too, and it is the load's. Without a
  *     cut: on the first reading over the target of a window that is not loaded and not saturated
  *     (the demand, under the rate, was served), whose calls over the target started at a
  *     concurrency less than {@code 3} standard errors above the mean of all its calls
@@ -315,6 +323,14 @@ public final class KneeAwareLaw implements RateLaw {
      */
     static final double LOAD_Z = 3;
     /**
+     * Room at the knee: the calls that started at the highest concurrency ran less than this many
+     * standard errors longer than the mean ({@link RateLaw.Window#runLoadZ()}): evidence that they
+     * did not wait, not only the absence of evidence that they did. Where the downstream does not
+     * queue the statistic is about standard normal, and reads under 1 in five windows of six; at a
+     * knee, where the calls that found every slot busy waited, it reads several.
+     */
+    static final double UNQUEUED_Z = 1;
+    /**
      * The windows in a row after such a cut that must read flat: the first window after a cut still
      * holds calls admitted before it (a backlog draining reads like a flat tail).
      */
@@ -440,12 +456,15 @@ public final class KneeAwareLaw implements RateLaw {
     @Override
     public double step(RateLaw.Window window) {
         return step(window.samples(), window.rate(), window.seconds(), window.demand(), window.pauseMs(),
-                window.slowLoadZ());
+                window.slowLoadZ(), window.runLoadZ());
     }
 
-    /** {@link #step(PowerHistogram.Snapshot, double, double, long, double, double)} without the start-load statistic. */
+    /**
+     * {@link #step(PowerHistogram.Snapshot, double, double, long, double, double, double)} without
+     * the start-load statistics.
+     */
     double step(PowerHistogram.Snapshot window, double rate, double seconds, long demand, double stallMs) {
-        return step(window, rate, seconds, demand, stallMs, Double.NaN);
+        return step(window, rate, seconds, demand, stallMs, Double.NaN, Double.NaN);
     }
 
     /**
@@ -458,12 +477,14 @@ public final class KneeAwareLaw implements RateLaw {
      *                directly, or refused because the queue was full)
      * @param stallMs the longest pause of the process that ended during the window, ms (0 when
      *                none was seen)
-     * @param slowLoadZ the start-load statistic ({@link RateLaw.Window#slowLoadZ()}); NaN when not
-     *                measured
+     * @param slowLoadZ the start-load statistic of the slow calls ({@link RateLaw.Window#slowLoadZ()});
+     *                NaN when not measured
+     * @param runLoadZ the start-load statistic of all calls ({@link RateLaw.Window#runLoadZ()}); NaN
+     *                when not measured
      * @return the new rate, in [min, max]
      */
     double step(PowerHistogram.Snapshot window, double rate, double seconds, long demand, double stallMs,
-            double slowLoadZ) {
+            double slowLoadZ, double runLoadZ) {
         lastExcused = excused(stallMs);
         if (lastExcused) {
             // A pause of the process: the calls in flight ended late whatever the rate. Hold, and
@@ -504,7 +525,11 @@ public final class KneeAwareLaw implements RateLaw {
         climbedFrom = Double.NaN;
         // The window alone, not the merged reading: two windows before a recovery hold the merge up.
         double own = RateLaw.reading(window, quantile);
-        if (trimming && loaded && blockWindows >= 2 && own <= RECOVERED * blockFloor) {
+        // Work waits, and calls that started with more in flight did not wait longer: the
+        // downstream does not queue at this rate, so the knee is above it (see "Recovery").
+        boolean unqueued = loaded && runLoadZ < UNQUEUED_Z;
+        if (trimming && ((loaded && blockWindows >= 2 && own <= RECOVERED * blockFloor)
+                || (unqueued && own <= ROOM * target))) {
             // Work waits and the window read far under every window of the block at this rate:
             // the downstream does more. Not against the aim, nor before two windows at the rate: a
             // trim step down lowers the reading by itself (to the service time's own p99 where
@@ -540,7 +565,7 @@ public final class KneeAwareLaw implements RateLaw {
         if (m <= target) {
             endCuts();
             unreachable = false;
-            return clamp(increase(m, Math.min(m, own), rate, loaded, probed));
+            return clamp(increase(m, Math.min(m, own), rate, loaded, probed, unqueued, runLoadZ));
         }
         if (unreachable) {
             if (!saturated && m <= TRIM_LEAVE * Math.max(target, flatReading)) {
@@ -564,7 +589,10 @@ public final class KneeAwareLaw implements RateLaw {
             cutFromFlow = flow;
             cutFromReading = m;
             flatWindows = 0;
-        } else if (!saturated && flow <= FLAT_CUT * cutFromFlow && m >= FLAT_READING * cutFromReading) {
+        } else if (!saturated && flow <= FLAT_CUT * cutFromFlow && m >= FLAT_READING * cutFromReading
+                && !(slowLoadZ >= LOAD_Z)) {
+            // (Not when the slow calls are the ones that started with the most in flight: a
+            // backlog draining after a capacity drop reads flat too, and it is the load's.)
             if (++flatWindows >= FLAT_WINDOWS) {
                 // Cut by a fifth or more and the reading did not fall: the target is below what
                 // the rate can reach. Go back to the rate before the cuts and serve the load.
@@ -656,7 +684,8 @@ public final class KneeAwareLaw implements RateLaw {
     }
 
     /** The step for a reading {@code m} at or under the target (class description, "Increase"), unclamped. */
-    private double increase(double m, double own, double rate, boolean loaded, int probed) {
+    private double increase(double m, double own, double rate, boolean loaded, int probed, boolean unqueued,
+            double runLoadZ) {
         double headroom = Math.min(1.0, (target - m) / (HEADROOM_BAND * target));
         if (rate > capacity) {
             // At or under the target above the capacity estimate: the downstream does more
@@ -669,8 +698,10 @@ public final class KneeAwareLaw implements RateLaw {
                 if (Double.isNaN(kneeReading)) {
                     kneeReading = m;
                 }
-                if (loaded && rate >= PROBE_FROM * capacity) {
-                    if (m <= ROOM * target) { // the merged reading holds this window
+                if (loaded && (rate >= PROBE_FROM * capacity || unqueued)) {
+                    // Not where the calls that started with the most in flight waited: the
+                    // downstream queues at this rate, and the estimate holds.
+                    if (m <= ROOM * target && !(runLoadZ >= UNQUEUED_Z)) { // the merged reading holds this window
                         // At or past the capacity estimate, work waiting, and the reading an
                         // eighth or more under the target: the estimate is stale (the downstream
                         // recovered without the latency showing it, as where it rises only at the

@@ -175,8 +175,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
     private final AtomicLong callbackFailures = new AtomicLong();
     /** The longest pause of the process noted since the last observation, ns ({@link #noteStall}). */
     private final AtomicLong stallNanos = new AtomicLong();
-    /** The start-load statistic noted for the next observation ({@link #noteStartLoad}); NaN when none. */
-    private volatile double startLoadZ = Double.NaN;
+    /** The start-load statistics noted for the next observation ({@link #noteStartLoad}); NaN when none. */
+    private volatile double slowLoadZ = Double.NaN;
+    private volatile double runLoadZ = Double.NaN;
 
     private PowerFlowController(Builder<T> b) {
         this.initialRate = b.rate;
@@ -322,8 +323,10 @@ public final class PowerFlowController<T> implements AutoCloseable {
             long demand = offered - lastOffered;
             lastOffered = offered;
             long stall = stallNanos.getAndSet(0);
-            double slowLoadZ = startLoadZ;
-            startLoadZ = Double.NaN;
+            double slowZ = slowLoadZ;
+            double runZ = runLoadZ;
+            slowLoadZ = Double.NaN;
+            runLoadZ = Double.NaN;
             if (window.count() == 0) {
                 lastObserveNanos = ticker.read();
                 return rate;
@@ -333,7 +336,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
             double seconds = windowSeconds();
             double previous = rate;
             double next = law.step(new RateLaw.Window(window, measured, previous, dt, seconds, demand, stall / 1e6,
-                    slowLoadZ));
+                    slowZ, runZ));
             observations.incrementAndGet();
             FlowEvents.observation(name, measured, targetP99 - measured, next, previous, law.saturated(next), dt,
                     stall / 1e6, law.excusedLast());
@@ -380,7 +383,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
             admission.clear();
             latency.reset();
             stallNanos.set(0);
-            startLoadZ = Double.NaN;
+            slowLoadZ = Double.NaN;
+            runLoadZ = Double.NaN;
             lastObservedP99 = Double.NaN;
             servo.reset();
             law.reset();
@@ -651,11 +655,13 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     /**
-     * Notes the start-load statistic of the window about to be observed (an executor's tick,
-     * just before {@link #observe}); the law sees it as {@link RateLaw.Window#slowLoadZ()}.
+     * Notes the start-load statistics of the window about to be observed (an executor's tick,
+     * just before {@link #observe}); the law sees them as {@link RateLaw.Window#slowLoadZ()} and
+     * {@link RateLaw.Window#runLoadZ()}.
      */
-    void noteStartLoad(double z) {
-        startLoadZ = z;
+    void noteStartLoad(double slowZ, double runZ) {
+        slowLoadZ = slowZ;
+        runLoadZ = runZ;
     }
 
     /**

@@ -134,12 +134,19 @@ public interface RateLaw {
      *                calls strike at any concurrency, large when they are the ones that queued);
      *                NaN when not measured (only a {@code PowerFlowExecutor} measures it, and only
      *                with 10 or more calls over the target)
+     * @param runLoadZ whether the calls queued, measured without moving the rate: how many
+     *                standard errors the mean run time of the calls that started at the highest
+     *                concurrency (the previous window's mean plus a standard deviation or more)
+     *                lies above the mean of all (about 0 when the run time does not depend on how
+     *                many calls are in flight, large when those that started with the most in
+     *                flight waited); NaN when not measured (only a {@code PowerFlowExecutor}
+     *                measures it, with 10 or more such calls)
      */
     record Window(PowerHistogram.Snapshot samples, double reading, double rate, double dt, double seconds,
-            long demand, double pauseMs, double slowLoadZ) {
+            long demand, double pauseMs, double slowLoadZ, double runLoadZ) {
 
         /**
-         * A window without the start-load statistic ({@code slowLoadZ} NaN).
+         * A window without the start-load statistics ({@code slowLoadZ} and {@code runLoadZ} NaN).
          *
          * @param samples the window's latencies, milliseconds; not empty
          * @param reading the window's driving quantile, milliseconds
@@ -151,7 +158,7 @@ public interface RateLaw {
          */
         public Window(PowerHistogram.Snapshot samples, double reading, double rate, double dt, double seconds,
                 long demand, double pauseMs) {
-            this(samples, reading, rate, dt, seconds, demand, pauseMs, Double.NaN);
+            this(samples, reading, rate, dt, seconds, demand, pauseMs, Double.NaN, Double.NaN);
         }
     }
 

@@ -65,7 +65,7 @@ class KneeAwareLawDownstreamTest {
     @Test
     void aTailAtAnyConcurrencyIsUnreachableAtTheFirstReading() {
         PowerFlowController<String> flow = open();
-        flow.noteStartLoad(0.5);
+        flow.noteStartLoad(0.5, Double.NaN);
         assertEquals(1e9, window(flow, 1000, 1000, 80), 1e-9);
         assertTrue(flow.stats().targetUnreachable());
         for (int w = 0; w < 5; w++) {
@@ -81,7 +81,7 @@ class KneeAwareLawDownstreamTest {
     @Test
     void theStartLoadRuleAppliesOnlyToAnUnloadedKeptUpWindowWhoseSlowCallsAreNotTheLoads() {
         PowerFlowController<String> queued = open();
-        queued.noteStartLoad(8);
+        queued.noteStartLoad(8, Double.NaN);
         assertEquals(750, window(queued, 1000, 1000, 80), 1e-9);
         assertFalse(queued.stats().targetUnreachable());
 
@@ -91,12 +91,12 @@ class KneeAwareLawDownstreamTest {
         PowerFlowController<String> loaded = PowerFlowController.<String>builder().rate(800).minRate(1)
                 .maxRate(1e9).targetP99(TARGET).queueCapacity(10).controlLaw(ControlLaw.KNEE_AWARE).ticker(t)
                 .build();
-        loaded.noteStartLoad(0);
+        loaded.noteStartLoad(0, Double.NaN);
         assertEquals(600, window(loaded, 1000, 800, 80), 1e-9); // 800 × 60 / 80
         assertFalse(loaded.stats().targetUnreachable());
 
         PowerFlowController<String> saturated = open();
-        saturated.noteStartLoad(0);
+        saturated.noteStartLoad(0, Double.NaN);
         assertTrue(window(saturated, 1000, 700, 80) < 1000);
         assertFalse(saturated.stats().targetUnreachable());
     }
@@ -105,10 +105,85 @@ class KneeAwareLawDownstreamTest {
     @Test
     void theStartLoadStatisticIsForOneObservation() {
         PowerFlowController<String> flow = open();
-        flow.noteStartLoad(0.5);
+        flow.noteStartLoad(0.5, Double.NaN);
         flow.observe(1000); // an empty window: not stepped, the statistic spent
         assertEquals(750, window(flow, 1000, 1000, 80), 1e-9);
         assertFalse(flow.stats().targetUnreachable());
+    }
+
+    /**
+     * A downstream of slots: its p99 is the service time's own (30 ms) at any load under its
+     * capacity C, and past C it completes C per second and reads 100 ms. Calls queue for a slot
+     * from 80 % of C (the start-load correlation then reads 10 standard errors; under it, 0.5).
+     * Work is offered at {@code offered} per second; what is admitted is the lesser of that and
+     * the rate.
+     */
+    private double slotsWindow(PowerFlowController<String> flow, double capacity, double offered, boolean measured) {
+        double admitted = Math.min(offered, flow.rate());
+        double rho = admitted / capacity;
+        if (measured) {
+            flow.noteStartLoad(Double.NaN, rho >= 0.8 ? 10 : 0.5);
+        }
+        return rho < 1 ? window(flow, (long) offered, (long) admitted, 30) : window(flow, (long) offered, (long) capacity, 100);
+    }
+
+    /**
+     * Recovery on a downstream whose latency rises only at its knee: settled under overload at a
+     * capacity of 1,000/s, the capacity doubles. The reading is the same below either knee, so only
+     * the start-load statistic shows the room: a window near the old knee whose calls did not
+     * queue probes (steps doubling from 2 %) at once, instead of the 2 % steps to the estimate
+     * first, and the rate reaches 0.85 of the new capacity within five observations. Without the
+     * statistic it takes longer. While the capacity holds, the settled rate stays between 0.8 and
+     * 1.05 of it: the probe stops on the first window that queued.
+     */
+    @Test
+    void aKneeOnlyDownstreamsCapacityStepIsFoundWithinFiveObservations() {
+        for (boolean measured : new boolean[] {true, false}) {
+            PowerFlowController<String> flow = open();
+            for (int w = 0; w < 40; w++) {
+                slotsWindow(flow, 1000, 1500, measured);
+            }
+            for (int w = 0; w < 30; w++) {
+                double r = slotsWindow(flow, 1000, 1500, measured);
+                assertTrue(r >= 800 && r <= 1050, "settled window " + w + ": " + r);
+            }
+            int took = 0;
+            while (flow.rate() < 0.85 * 2000 && took < 30) {
+                slotsWindow(flow, 2000, 3000, measured);
+                took++;
+            }
+            if (measured) {
+                assertTrue(took <= 5, "took " + took + " observations, rate " + flow.rate());
+            } else {
+                assertTrue(took > 5, "without the statistic: " + took);
+            }
+        }
+    }
+
+    /**
+     * A backlog draining after a drop in capacity reads flat through cuts of a fifth, like a tail
+     * the load does not set; when the slow calls are the ones that started with the most in
+     * flight (slowLoadZ 12), it is the load's, and the target is not declared unreachable: the
+     * law keeps cutting. The same windows without the statistic declare it (the old rule).
+     */
+    @Test
+    void aFlatReadingWhoseSlowCallsAreTheLoadsIsNotUnreachable() {
+        for (boolean measured : new boolean[] {true, false}) {
+            PowerFlowController<String> flow = open();
+            double rate = 1e9;
+            for (int w = 0; w < 3; w++) {
+                if (measured) {
+                    flow.noteStartLoad(12, 12);
+                }
+                long offered = 1000;
+                long done = (long) Math.min(offered, rate);
+                rate = window(flow, offered, done, 80);
+            }
+            assertEquals(!measured, flow.stats().targetUnreachable(), "measured " + measured);
+            if (measured) {
+                assertTrue(rate < 1000, "still cutting: " + rate);
+            }
+        }
     }
 
     /** An unreachable target ends on a reading at or under the target (the climb resumes). */
