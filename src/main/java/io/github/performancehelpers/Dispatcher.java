@@ -305,7 +305,7 @@ final class Dispatcher {
                 return false;
             }
             ex.held = null;
-            job.concurrency = (int) Math.min(Integer.MAX_VALUE, ex.inFlight.incrementAndGet());
+            job.startsAt(ex.inFlight.incrementAndGet());
             Thread.interrupted(); // do not hand a wake-up interrupt to a delegate's execute()
             ex.handOff(job);
         } finally {

@@ -36,6 +36,11 @@ final class Job implements Runnable {
      */
     int concurrency;
 
+    /** Records {@code inFlight}, the in-flight count as this task starts, as its concurrency. */
+    void startsAt(long inFlight) {
+        concurrency = (int) Math.min(Integer.MAX_VALUE, inFlight);
+    }
+
     Job(PowerFlowExecutor owner, Runnable task, long enqueuedAt) {
         this.owner = owner;
         this.task = task;
@@ -84,7 +89,7 @@ final class Job implements Runnable {
             }
             // The worker keeps its in-flight count for the next task: what is in flight now is
             // that task's concurrency (a read of a line other tasks write, once per chained task).
-            next.concurrency = (int) Math.min(Integer.MAX_VALUE, ex.inFlight.get());
+            next.startsAt(ex.inFlight.get());
             if (!d.continueChain(ex, next)) {
                 return; // handed off to a thread of its own, which goes on with the chain
             }

@@ -573,7 +573,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         // In flight before the state re-check: either this thread sees the shutdown, or the
         // dispatcher's terminate() sees this task in flight and waits for it (both are volatile).
-        job.concurrency = (int) Math.min(Integer.MAX_VALUE, inFlight.incrementAndGet());
+        job.startsAt(inFlight.incrementAndGet());
         if (state == RUNNING) {
             try {
                 d.start(job);

@@ -111,8 +111,9 @@ final class StartLoad {
     }
 
     /**
-     * The window's verdict ({@link #slowZ} and {@link #runZ} of its sums), and a new window, whose
-     * high tasks start at this window's mean concurrency plus one standard deviation or more.
+     * The window's verdict (the {@link #meanZ} of its slow tasks' concurrency and of its high
+     * tasks' run time), and a new window, whose high tasks start at this window's mean
+     * concurrency plus one standard deviation or more.
      */
     Verdict take() {
         long n = count.sumThenReset();
@@ -129,16 +130,7 @@ final class StartLoad {
             double sd = Math.sqrt(Math.max(0, (double) ss / n - mean * mean));
             high = sd > 0 ? (int) Math.min(Integer.MAX_VALUE, Math.ceil(mean + sd)) : Integer.MAX_VALUE;
         }
-        return new Verdict(slowZ(n, s, ss, k, ks), meanZ(n, r, rr, h, hr));
-    }
-
-    /**
-     * {@code (mean of the slow tasks' concurrency − mean of all) / (standard deviation of all /
-     * √slow)}; NaN when fewer than {@link #MIN_SLOW} tasks ran over the target, or the concurrency
-     * never varied (nothing to tell the two apart).
-     */
-    static double slowZ(long n, long sum, long sumOfSquares, long slow, long slowSum) {
-        return meanZ(n, sum, sumOfSquares, slow, slowSum);
+        return new Verdict(meanZ(n, s, ss, k, ks), meanZ(n, r, rr, h, hr));
     }
 
     /**

@@ -44,9 +44,9 @@ class StartLoadTest {
     /** No verdict from fewer than ten slow tasks, or from a concurrency that never varied. */
     @Test
     void tooFewSlowTasksOrAConstantConcurrencyGiveNoVerdict() {
-        assertTrue(Double.isNaN(StartLoad.slowZ(100, 200, 500, StartLoad.MIN_SLOW - 1, 30)));
-        assertFalse(Double.isNaN(StartLoad.slowZ(100, 200, 500, StartLoad.MIN_SLOW, 30)));
-        assertTrue(Double.isNaN(StartLoad.slowZ(100, 400, 1600, 20, 80)), "every task at 4");
+        assertTrue(Double.isNaN(StartLoad.meanZ(100, 200, 500, StartLoad.MIN_SLOW - 1, 30)));
+        assertFalse(Double.isNaN(StartLoad.meanZ(100, 200, 500, StartLoad.MIN_SLOW, 30)));
+        assertTrue(Double.isNaN(StartLoad.meanZ(100, 400, 1600, 20, 80)), "every task at 4");
     }
 
     /**
