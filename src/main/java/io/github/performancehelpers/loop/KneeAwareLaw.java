@@ -9,7 +9,8 @@ import java.util.ArrayDeque;
  * <p><b>What a user observes.</b> Under the target the rate climbs by up to 30 % per observation
  * (at once to the ceiling when nothing was measured), and by at most 2 % near a measured knee.
  * Over the target it cuts, by at most half, from the throughput the window carried (so an
- * executor's open rate is no base), to just under the capacity a saturated window measures. Near
+ * executor's open rate is no base), to just under the capacity a saturated window measures, or a
+ * window that drains a backlog (it completes more than the rate admits) measures. Near
  * the knee it trims once per ten windows instead of cutting on each noisy one. It climbs fast
  * again when, near the knee, a window with work waiting reads far under the knee's reading (the
  * downstream recovered), and after such a climb overshoots it goes to the middle of the two rates.
@@ -48,8 +49,9 @@ import java.util.ArrayDeque;
  *     saturated and measures the pause; the backlog it left drains above {@code C} in the next
  *     window); a loaded window more than 1.5 × the target over that the downstream kept up with
  *     (not saturated, {@code m} not falling, not sparse with too few samples) bounds it,
- *     {@code C = min(C, r)}, for the knee is below {@code r} (a saturated window that straddled a
- *     drop in capacity measures part of the old one; a window just over the target is as likely
+ *     {@code C = min(C, max(r, completions per second))}, for the knee is below {@code r} and the
+ *     downstream did what it completed (a saturated window that straddled a drop in capacity
+ *     measures part of the old one; a backlog draining after one completes at the new capacity; a window just over the target is as likely
  *     noise, and bounding on it would ratchet the rate down when the target is close to the
  *     service time's own p99); and a window at or under the target at {@code r > C} raises it,
  *     {@code C = r}, for the downstream now does more, so the climb there stays the slow one. A
@@ -63,6 +65,12 @@ import java.util.ArrayDeque;
  *         a reading is the largest sample or next to it, and one slow call (the service time's
  *         tail, a pause of the machine) puts it over the target at any rate (see
  *         {@code benchmarks/closedloop.md}, section "The low-rate trap, fixed");</li>
+ *     <li>draining, its completions per second over {@code 1.1 × r} (the mirror of saturated: the
+ *         calls in flight fell by a tenth of the window's work or more): {@code r' = 0.85 ×}
+ *         the completions per second, which a busy window measures; the reading is of calls
+ *         admitted before, so it neither bounds {@code C} nor counts toward an unreachable
+ *         target (behind a bounded pool a FIFO server's reading stays at the full pool's wait
+ *         while the backlog drains, however far the rate is cut);</li>
  *     <li>saturated: {@code r' = max(0.5 × r, min(r × targetP99 / m, 0.85 × C))}: to just under
  *         the measured capacity;</li>
  *     <li>not saturated and {@code m} lower than the previous observation's: hold
@@ -83,10 +91,12 @@ import java.util.ArrayDeque;
  *     rate moves once per block of 10 windows (more while the block holds fewer than
  *     {@code 10 / (1 − q)} samples, at most 60), by {@code s} of the block's reading; between
  *     block ends it holds. A block at or under the target that takes {@code r'} above {@code C}
- *     raises {@code C} to {@code r'}. Trimming ends, and the steps above apply to the window, on a
- *     reading over the target from a saturated window, or on one over {@code 2 × targetP99}
- *     (unless sparse with too few samples, as in the first decrease above): the downstream
- *     changed. It ends too, after the block's step, on a block reading under
+ *     raises {@code C} to {@code r'}. A block ends early, after three windows or more, when
+ *     every window of it read more than {@code 1.25 × targetP99} (a quarter over, the headroom
+ *     band): not the noise of a settled knee but a rate past it. Trimming ends, and the steps
+ *     above apply to the window, on a reading over the target from a saturated window, or on one
+ *     over {@code 2 × targetP99} (unless sparse with too few samples, as in the first decrease
+ *     above): the downstream changed. It ends too, after the block's step, on a block reading under
  *     {@code 0.875 × targetP99} (the downstream does more) and on the sixth block in a row that
  *     stepped up (near the floor of the service time's own p99 a block's reading hardly moves with
  *     the rate, and trimming that began far under the knee, the capacity estimate taken low by a
@@ -210,6 +220,12 @@ public final class KneeAwareLaw implements RateLaw {
     static final double KNEE = 0.85;
     /** A window is saturated when its completions fall below this share of the rate in force. */
     static final double SATURATION = 0.90;
+    /**
+     * A window is <em>draining</em> when its completions exceed this multiple of the flow it
+     * carried: the calls in flight fell by a tenth of a window's work or more, the mirror of
+     * {@link #SATURATION}'s growing backlog. Its reading is of calls admitted before.
+     */
+    static final double DRAINING = 2 - SATURATION;
     /** An unsaturated reading this far over the target bounds the capacity by the rate. */
     static final double BOUND_OVER = 1.50;
     /** The deepest cut of one observation. */
@@ -574,6 +590,17 @@ public final class KneeAwareLaw implements RateLaw {
             }
             unreachable = false; // the downstream changed: cut as usual
         }
+        if (throughput > DRAINING * flow) {
+            // Over the target while the downstream completes more than the flow it was given: its
+            // backlog drains, and the reading is of calls admitted before. A cut, a bound on the
+            // capacity or a flat reading would all be about work the last cut already stopped
+            // (behind a bounded pool a FIFO's reading stays at the full pool's wait until the
+            // backlog is gone, and read as flat it called the target unreachable). The window
+            // was busy, so what it completed is the capacity: go to just under it, as after a
+            // saturated window, where the backlog still drains.
+            recent.clear();
+            return clamp(KNEE * throughput);
+        }
         if (Double.isNaN(cutFromRate) && !loaded && !saturated && slowLoadZ < LOAD_Z) {
             // The first reading over the target, with the demand under the rate and the
             // downstream keeping up with it, and the calls over the target started at no higher
@@ -673,9 +700,10 @@ public final class KneeAwareLaw implements RateLaw {
             // below this rate, whatever a saturated window measured before (one that
             // straddled a drop in capacity measures part of the old one). Not on a reading
             // just over: that is as likely noise, and with a target close to the service
-            // time's own p99 bounding on it ratchets the rate down.
+            // time's own p99 bounding on it ratchets the rate down. Not below what it completed:
+            // a backlog draining after a drop in capacity completes at the new capacity.
             if (loaded && m > BOUND_OVER * target) {
-                capacity = Math.min(capacity, rate);
+                capacity = Math.min(capacity, Math.max(rate, throughput));
             }
         }
         // The windows read so far describe a rate no longer in force.
@@ -762,8 +790,13 @@ public final class KneeAwareLaw implements RateLaw {
         block = block == null ? window : block.merge(window);
         blockWindows++;
         blockFloor = Double.isNaN(blockFloor) ? own : Math.min(blockFloor, own);
+        // A block whose every window so far, three or more, read a quarter or more over the
+        // target ends now: that is no noise of a settled knee but a rate past it (a FIFO server
+        // just past its capacity, whose reading the pool's bound caps under twice the target),
+        // and ten windows of it are ten seconds late for every caller.
         boolean whole = blockWindows >= MAX_TRIM_WINDOWS
-                || (blockWindows >= TRIM_WINDOWS && block.count() >= trimEnough);
+                || (blockWindows >= TRIM_WINDOWS && block.count() >= trimEnough)
+                || (blockWindows >= WINDOWS && blockFloor > (1 + HEADROOM_BAND) * target);
         if (!whole) {
             return clamp(rate);
         }

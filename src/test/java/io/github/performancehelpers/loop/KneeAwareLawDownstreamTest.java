@@ -258,6 +258,61 @@ class KneeAwareLawDownstreamTest {
     }
 
     /**
+     * A fixed-rate FIFO server (a partner's quota) behind a bounded pool: a backlog carried from
+     * window to window, at most {@code pool} calls in flight; a call waits for the backlog ahead of
+     * it, and the queueing of random arrivals ({@code 5 / (1 − ρ)} ms) comes on top.
+     */
+    private static final class Fifo {
+        double capacity;
+        final double pool;
+        double backlog;
+
+        Fifo(double capacity, double pool) {
+            this.capacity = capacity;
+            this.pool = pool;
+        }
+
+        double window(KneeAwareLawDownstreamTest test, PowerFlowController<String> flow, double offered) {
+            double room = Math.max(0, pool + capacity - backlog); // the pool bounds what is in flight
+            double admitted = Math.min(room, Math.min(offered, flow.rate()));
+            double before = backlog;
+            double total = backlog + admitted;
+            double done = Math.min(total, capacity);
+            backlog = total - done;
+            double rho = admitted / capacity;
+            double queued = Math.max(before, backlog); // the calls that wait for a backlog wait for it alone
+            double ms = queued >= 1 ? 1000 * queued / capacity : rho < 0.95 ? 5 / (1 - rho) : 100;
+            return test.window(flow, (long) offered, (long) done, ms);
+        }
+    }
+
+    /**
+     * A fixed-rate FIFO server behind a bounded pool halves its capacity, within a window (that
+     * window completes 750/s, the next ones 500/s). While the backlog the pool holds drains, every
+     * call waits for the full pool (320 ms, target 60) however far the rate is cut: the reading is
+     * flat, and read so it declared the target unreachable and bounded the capacity to the cut
+     * rate. Draining windows (completions over 1.1 × the flow) hold, and a bound never goes below
+     * what was completed: the target is never unreachable, the capacity estimate is the new one,
+     * and the rate is within ±10 % of its new equilibrium from the fifth observation on.
+     */
+    @Test
+    void aFifoBehindABoundedPoolThatHalvesIsNotUnreachableAndSettlesWithinFive() {
+        PowerFlowController<String> flow = open();
+        Fifo d = new Fifo(1000, 160);
+        for (int w = 0; w < 60; w++) {
+            d.window(this, flow, 1500);
+        }
+        double[] rates = new double[60];
+        for (int w = 0; w < rates.length; w++) {
+            d.capacity = w == 0 ? 750 : 500;
+            rates[w] = d.window(this, flow, 1500);
+            assertFalse(flow.stats().targetUnreachable(), "window " + w + ": " + java.util.Arrays.toString(rates));
+        }
+        assertEquals(500, flow.lawStats().capacityEstimate(), 500 * 0.05);
+        assertSettled(rates, 500);
+    }
+
+    /**
      * Recovery in seconds: settled near the knee of a 1,000/s downstream under overload (1.5 ×
      * offered), the capacity doubles. The law is within ±10 % of its new equilibrium (the rate
      * where it settles, read over the 20 windows after the 20th) within five observations, and
@@ -281,6 +336,14 @@ class KneeAwareLawDownstreamTest {
         for (int w = 0; w < rates.length; w++) {
             rates[w] = d.window(this, flow, offered);
         }
+        assertSettled(rates, capacity);
+    }
+
+    /**
+     * The rates of the windows after a capacity step are within ±10 % of the equilibrium (their
+     * mean over windows 20 to 39, between 0.8 and 1 × the capacity) from the fifth observation on.
+     */
+    private static void assertSettled(double[] rates, double capacity) {
         double sum = 0;
         for (int w = 20; w < 40; w++) {
             sum += rates[w];

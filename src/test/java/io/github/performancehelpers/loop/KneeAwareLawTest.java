@@ -444,8 +444,10 @@ class KneeAwareLawTest {
     /**
      * The slow climb near the knee reads over the target: the law trims. It steps by
      * (57 / 66)^(1 / 6) = 0.976, not by 60 / 66 = 0.909 as a cut would, and then holds the rate
-     * through nine windows of 100 ms, up to twice the target (without trimming the first of them
-     * cut by 60 / 100 and bounded the capacity at the rate).
+     * through nine windows that read up to twice the target, 100 ms every other one (without
+     * trimming the first of them cut by 60 / 100 and bounded the capacity at the rate). Three
+     * windows in a row of 100 ms, each over 1.25 × the target, end their block at the third, with
+     * its step, (57 / 100)^(1 / 6): no noise of a settled knee.
      */
     @Test
     void theSlowClimbReachingTheTargetTrims() {
@@ -454,9 +456,16 @@ class KneeAwareLawTest {
         assertEquals(138.72 * trimStep(66), trimmed, 138.72 * 0.002);
         assertTrue(flow.kneeTrimming());
         for (int w = 1; w < KneeAwareLaw.TRIM_WINDOWS; w++) {
-            assertEquals(trimmed, window(flow, 135, 100), 1e-9, "window " + w); // 100 ms: hold
+            assertEquals(trimmed, window(flow, 135, w % 2 == 1 ? 100 : 40), 1e-9, "window " + w); // hold
         }
         assertEquals(160, flow.stats().capacityEstimate(), 1e-9);
+        window(flow, 135, 40); // the block's tenth window: it steps on the block's reading
+        assertTrue(flow.kneeTrimming());
+        double r = flow.rate();
+        assertEquals(r, window(flow, (int) r, 100), 1e-9);
+        assertEquals(r, window(flow, (int) r, 100), 1e-9);
+        assertEquals(r * trimStep(100), window(flow, (int) r, 100), r * 0.002, "the third window over 75 ms");
+        assertTrue(flow.kneeTrimming());
     }
 
     /**
@@ -586,16 +595,18 @@ class KneeAwareLawTest {
     /**
      * A window that completes more than the capacity estimate raises it to its completions: the
      * downstream did that much. A pause of the machine makes a window saturated and measures the
-     * pause; the backlog it left drains in the next window, and the estimate follows.
+     * pause; the backlog it left drains in the next window, and the estimate and the rate follow.
      */
     @Test
     void completionsAboveTheEstimateRaiseIt() {
         PowerFlowController<String> flow = knee(200);
         assertEquals(100, window(flow, 100, 500), 1e-9); // saturated: C = 100, max(100, min(24, 85))
         assertEquals(100, flow.stats().capacityEstimate(), 1e-9);
-        assertEquals(100, window(flow, 280, 70), 1e-9); // 280 completed: C = 280; falling: hold
+        // 280 completed at a rate of 100: C = 280, and the window drained a backlog (completions
+        // over 1.1 × the flow), so the rate goes to just under what it completed, 0.85 × 280.
+        assertEquals(0.85 * 280, window(flow, 280, 70), 1e-9);
         assertEquals(280, flow.stats().capacityEstimate(), 1e-9);
-        assertEquals(130, window(flow, 100, 30), 1e-9); // under 0.85 × 280: the fast climb, + 30 %
+        assertEquals(0.85 * 280 * 1.02, window(flow, 100, 30), 1e-9); // at the knee: + 2 %
     }
 
     /**
