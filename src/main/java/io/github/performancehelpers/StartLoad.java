@@ -126,9 +126,8 @@ final class StartLoad {
         long h = highCount.sumThenReset();
         long hr = highRunSum.sumThenReset();
         if (n > 0) {
-            double mean = (double) s / n;
-            double sd = Math.sqrt(Math.max(0, (double) ss / n - mean * mean));
-            high = sd > 0 ? (int) Math.min(Integer.MAX_VALUE, Math.ceil(mean + sd)) : Integer.MAX_VALUE;
+            double sd = Math.sqrt(variance(n, s, ss));
+            high = sd > 0 ? (int) Math.min(Integer.MAX_VALUE, Math.ceil((double) s / n + sd)) : Integer.MAX_VALUE;
         }
         return new Verdict(meanZ(n, s, ss, k, ks), meanZ(n, r, rr, h, hr));
     }
@@ -143,12 +142,17 @@ final class StartLoad {
         if (k < MIN_SLOW || n <= k) {
             return Double.NaN;
         }
-        double mean = (double) sum / n;
-        double variance = Math.max(0, (double) sumOfSquares / n - mean * mean);
+        double variance = variance(n, sum, sumOfSquares);
         if (!(variance > 0)) {
             return Double.NaN;
         }
-        return ((double) subsetSum / k - mean) / Math.sqrt(variance / k);
+        return ((double) subsetSum / k - (double) sum / n) / Math.sqrt(variance / k);
+    }
+
+    /** The variance of {@code n > 0} values from their sum and sum of squares, not below 0. */
+    private static double variance(long n, long sum, long sumOfSquares) {
+        double mean = (double) sum / n;
+        return Math.max(0, (double) sumOfSquares / n - mean * mean);
     }
 
     /** One writer's sums, added to the shared ones in batches (a claimed recorder's). Not thread-safe. */

@@ -544,6 +544,8 @@ public final class KneeAwareLaw implements RateLaw {
         // Work waits, and calls that started with more in flight did not wait longer: the
         // downstream does not queue at this rate, so the knee is above it (see "Recovery").
         boolean unqueued = loaded && runLoadZ < UNQUEUED_Z;
+        // They did wait longer (NaN, not measured, is neither).
+        boolean queued = runLoadZ >= UNQUEUED_Z;
         if (trimming && ((loaded && blockWindows >= 2 && own <= RECOVERED * blockFloor)
                 || (unqueued && own <= ROOM * target))) {
             // Work waits and the window read far under every window of the block at this rate:
@@ -581,7 +583,7 @@ public final class KneeAwareLaw implements RateLaw {
         if (m <= target) {
             endCuts();
             unreachable = false;
-            return clamp(increase(m, Math.min(m, own), rate, loaded, probed, unqueued, runLoadZ));
+            return clamp(increase(m, Math.min(m, own), rate, loaded, probed, unqueued, queued));
         }
         if (unreachable) {
             if (!saturated && m <= TRIM_LEAVE * Math.max(target, flatReading)) {
@@ -713,7 +715,7 @@ public final class KneeAwareLaw implements RateLaw {
 
     /** The step for a reading {@code m} at or under the target (class description, "Increase"), unclamped. */
     private double increase(double m, double own, double rate, boolean loaded, int probed, boolean unqueued,
-            double runLoadZ) {
+            boolean queued) {
         double headroom = Math.min(1.0, (target - m) / (HEADROOM_BAND * target));
         if (rate > capacity) {
             // At or under the target above the capacity estimate: the downstream does more
@@ -729,7 +731,7 @@ public final class KneeAwareLaw implements RateLaw {
                 if (loaded && (rate >= PROBE_FROM * capacity || unqueued)) {
                     // Not where the calls that started with the most in flight waited: the
                     // downstream queues at this rate, and the estimate holds.
-                    if (m <= ROOM * target && !(runLoadZ >= UNQUEUED_Z)) { // the merged reading holds this window
+                    if (m <= ROOM * target && !queued) { // the merged reading holds this window
                         // At or past the capacity estimate, work waiting, and the reading an
                         // eighth or more under the target: the estimate is stale (the downstream
                         // recovered without the latency showing it, as where it rises only at the
