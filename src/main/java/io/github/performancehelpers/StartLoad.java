@@ -127,7 +127,8 @@ final class StartLoad {
         long hr = highRunSum.sumThenReset();
         if (n > 0) {
             double sd = Math.sqrt(variance(n, s, ss));
-            high = sd > 0 ? (int) Math.min(Integer.MAX_VALUE, Math.ceil((double) s / n + sd)) : Integer.MAX_VALUE;
+            high = sd > 0 ? (int) Math.min(Integer.MAX_VALUE, Math.ceil((double) s / n + sd))
+                    : Integer.MAX_VALUE;
         }
         return new Verdict(meanZ(n, s, ss, k, ks), meanZ(n, r, rr, h, hr));
     }

@@ -51,9 +51,9 @@ import java.util.ArrayDeque;
  *     (not saturated, {@code m} not falling, not sparse with too few samples) bounds it,
  *     {@code C = min(C, max(r, completions per second))}, for the knee is below {@code r} and the
  *     downstream did what it completed (a saturated window that straddled a drop in capacity
- *     measures part of the old one; a backlog draining after one completes at the new capacity; a window just over the target is as likely
- *     noise, and bounding on it would ratchet the rate down when the target is close to the
- *     service time's own p99); and a window at or under the target at {@code r > C} raises it,
+ *     measures part of the old one; a backlog draining after one completes at the new capacity;
+ *     a window just over the target is as likely noise, and bounding on it would ratchet the rate
+ *     down when the target is close to the service time's own p99); and a window at or under the target at {@code r > C} raises it,
  *     {@code C = r}, for the downstream now does more, so the climb there stays the slow one. A
  *     window that is not loaded (demand below the rate) neither measures nor bounds the capacity,
  *     nor raises it by its completions.</li>
@@ -136,8 +136,8 @@ import java.util.ArrayDeque;
  *     still holds calls admitted before it. A loaded window whose own reading is at most
  *     {@code 0.875 × targetP99} and whose calls did not queue ({@link RateLaw.Window#runLoadZ()}
  *     under {@code 1}) ends trimming too, and the climb that follows probes. A trim block that
- *     ends trimming leaves the knee's reading to the climb's next window. A reading over the target (up to twice) right after a
- *     fast climb goes to the middle of the rate before the climb and this one, or, when saturated,
+ *     ends trimming leaves the knee's reading to the climb's next window. A reading over the
+ *     target (up to twice) right after a fast climb goes to the middle of the rate before the climb and this one, or, when saturated,
  *     not below the rate before, at most {@code 0.85 × C}: the knee lies between them.</li>
  * <li><b>Probing.</b> Near the knee, at or past the capacity estimate ({@code r ≥ 0.97 × C}, after
  *     the raises above: completions scatter by a few percent around the rate, and raise {@code C}
@@ -146,8 +146,9 @@ import java.util.ArrayDeque;
  *     ran no longer than the rest, so the knee is above this rate), a loaded window whose merged
  *     reading (this window with the ones before it) is at most {@code 0.875 × targetP99}, and whose
  *     calls did not visibly queue ({@code runLoadZ} not {@code 1} or more), climbs by
- *     {@code min(30 %, 2 % × 2^k)}, {@code k} such windows before it, instead of the slow step; a window under the target that reads higher pauses the
- *     run (the slow step, {@code k} kept), any other window ends it. A larger capacity
+ *     {@code min(30 %, 2 % × 2^k)}, {@code k} such windows before it, instead of the slow step; a
+ *     window under the target that reads higher pauses the run (the slow step, {@code k} kept),
+ *     any other window ends it. A larger capacity
  *     shows in nothing but completions where calls do not queue until every slot is busy, and
  *     completions show only what was admitted. Where the estimate is right the probe goes past it
  *     by 2 % and then 4 %, as far as the slow climb's next steps; a reading over the target then
