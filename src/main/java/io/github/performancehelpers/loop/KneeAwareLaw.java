@@ -53,10 +53,10 @@ import java.util.ArrayDeque;
  *     downstream did what it completed (a saturated window that straddled a drop in capacity
  *     measures part of the old one; a backlog draining after one completes at the new capacity;
  *     a window just over the target is as likely noise, and bounding on it would ratchet the rate
- *     down when the target is close to the service time's own p99); and a window at or under the target at {@code r > C} raises it,
- *     {@code C = r}, for the downstream now does more, so the climb there stays the slow one. A
- *     window that is not loaded (demand below the rate) neither measures nor bounds the capacity,
- *     nor raises it by its completions.</li>
+ *     down when the target is close to the service time's own p99); and a window at or under the
+ *     target at {@code r > C} raises it, {@code C = r}, for the downstream now does more, so the
+ *     climb there stays the slow one. A window that is not loaded (demand below the rate)
+ *     neither measures nor bounds the capacity, nor raises it by its completions.</li>
  * <li><b>Decrease</b> ({@code m > targetP99}; while trimming, only as its item says), then the
  *     merged windows are dropped (after a hold too, except the sparse one):
  *     <ul>
@@ -137,8 +137,9 @@ import java.util.ArrayDeque;
  *     {@code 0.875 × targetP99} and whose calls did not queue ({@link RateLaw.Window#runLoadZ()}
  *     under {@code 1}) ends trimming too, and the climb that follows probes. A trim block that
  *     ends trimming leaves the knee's reading to the climb's next window. A reading over the
- *     target (up to twice) right after a fast climb goes to the middle of the rate before the climb and this one, or, when saturated,
- *     not below the rate before, at most {@code 0.85 × C}: the knee lies between them.</li>
+ *     target (up to twice) right after a fast climb goes to the middle of the rate before the
+ *     climb and this one, or, when saturated, not below the rate before, at most
+ *     {@code 0.85 × C}: the knee lies between them.</li>
  * <li><b>Probing.</b> Near the knee, at or past the capacity estimate ({@code r ≥ 0.97 × C}, after
  *     the raises above: completions scatter by a few percent around the rate, and raise {@code C}
  *     to them), or anywhere near it when the window's calls did not queue (an executor's
