@@ -97,9 +97,14 @@ import java.util.ArrayDeque;
  *     rate moves once per block of 10 windows (more while the block holds fewer than
  *     {@code 10 / (1 − q)} samples, at most 60), by {@code s} of the block's reading; between
  *     block ends it holds. A block at or under the target that takes {@code r'} above {@code C}
- *     raises {@code C} to {@code r'}. A block ends early, after three windows or more, when
- *     every window of it read more than {@code 1.25 × targetP99} (a quarter over, the headroom
- *     band): not the noise of a settled knee but a rate past it. Trimming ends, and the steps
+ *     raises {@code C} to {@code r'}. When every window of a block, three or more, read more
+ *     than {@code 1.25 × targetP99} (a quarter over, the headroom band), trimming ends and the
+ *     window, if loaded and neither saturated nor draining, goes to just under what it completed,
+ *     {@code r' = min(r, 0.85 ×} the completions per second{@code )}, as after a saturated window
+ *     ({@code C} bounded as in a cut): that is not the noise of a settled knee but a rate past it,
+ *     where a backlog grows (a FIFO server just past its capacity, a service time that keeps
+ *     growing) and a step of the trim's elasticity, held for a block, drains it while every
+ *     caller is late. Trimming ends, and the steps
  *     above apply to the window, on a reading over the target from a saturated window, or on one
  *     over {@code 2 × targetP99} (unless sparse with too few samples, as in the first decrease
  *     above): the downstream changed. It ends too, after the block's step, on a block reading under
@@ -564,6 +569,22 @@ public final class KneeAwareLaw implements RateLaw {
             trimming = false;
             newBlock();
         }
+        if (trimming && loaded && !saturated && throughput <= DRAINING * flow && blockWindows + 1 >= WINDOWS
+                && Math.min(Double.isNaN(blockFloor) ? own : blockFloor, own) > (1 + HEADROOM_BAND) * target) {
+            // Every window of the block so far, three or more, read a quarter or more over the
+            // target: no noise of a settled knee but a rate past it (a FIFO server just past its
+            // capacity, a service time that keeps growing), where a backlog grows and a step of
+            // the trim's elasticity drains it slowly. The busy window completed what the
+            // downstream can: go to just under it, as after a saturated window.
+            trimming = false;
+            newBlock();
+            startCuts(rate, flow, m);
+            if (m > BOUND_OVER * target) {
+                capacity = Math.min(capacity, Math.max(flow, throughput)); // as in decrease()
+            }
+            recent.clear();
+            return clamp(Math.min(rate, KNEE * throughput));
+        }
         if (trimming) {
             if (m <= target || !(saturated || (m > TRIM_LEAVE * target && !tooFew))) {
                 return trim(window, own, rate);
@@ -622,10 +643,7 @@ public final class KneeAwareLaw implements RateLaw {
             return clamp(rate);
         }
         if (Double.isNaN(cutFromRate)) {
-            cutFromRate = rate;
-            cutFromFlow = flow;
-            cutFromReading = m;
-            flatWindows = 0;
+            startCuts(rate, flow, m);
         } else if (!saturated && flow <= FLAT_CUT * cutFromFlow && m >= FLAT_READING * cutFromReading
                 && !(slowLoadZ >= LOAD_Z)) {
             // (Not when the slow calls are the ones that started with the most in flight: a
@@ -651,6 +669,16 @@ public final class KneeAwareLaw implements RateLaw {
             next = Math.max(next, saturated ? Math.min(fastFrom, KNEE * throughput) : (fastFrom + flow) / 2);
         }
         return clamp(Double.isNaN(next) ? rate : next);
+    }
+
+    /** Starts a run of cuts at {@code rate}, which carried {@code flow} and read {@code m}, unless one is on. */
+    private void startCuts(double rate, double flow, double m) {
+        if (Double.isNaN(cutFromRate)) {
+            cutFromRate = rate;
+            cutFromFlow = flow;
+            cutFromReading = m;
+            flatWindows = 0;
+        }
     }
 
     /** Forgets the current run of cuts (a reading at or under the target, or an unreachable target). */
@@ -800,13 +828,8 @@ public final class KneeAwareLaw implements RateLaw {
         block = block == null ? window : block.merge(window);
         blockWindows++;
         blockFloor = Double.isNaN(blockFloor) ? own : Math.min(blockFloor, own);
-        // A block whose every window so far, three or more, read a quarter or more over the
-        // target ends now: that is no noise of a settled knee but a rate past it (a FIFO server
-        // just past its capacity, whose reading the pool's bound caps under twice the target),
-        // and ten windows of it are ten seconds late for every caller.
         boolean whole = blockWindows >= MAX_TRIM_WINDOWS
-                || (blockWindows >= TRIM_WINDOWS && block.count() >= trimEnough)
-                || (blockWindows >= WINDOWS && blockFloor > (1 + HEADROOM_BAND) * target);
+                || (blockWindows >= TRIM_WINDOWS && block.count() >= trimEnough);
         if (!whole) {
             return clamp(rate);
         }
