@@ -97,10 +97,12 @@ public final class FieldTrial {
                     1, new Service(2.5, 0, 0, 0), 32, 100, 1.25, false, false, false),
             new Scenario("tail", false, "3 % of calls take 60 ms whatever the load, target 40 ms, pool of 64",
                     1_000_000, new Service(5, 0.3, 0.03, 60), 64, 40, 0.17, false, false, false),
-            new Scenario("drift", true, "16 slots whose service time drifts from 8 to 16 ms over each phase",
+            new Scenario("drift", false, "16 slots whose service time drifts from 8 to 16 ms over each phase",
                     16, new Service(8, 0.4, 0, 0), 64, 80, 1.3, true, false, true),
             new Scenario("bursts", true, "16 slots, 10 ms; arrivals alternate 1 s at 2.4x and 2 s at 0.3x the mean",
-                    16, new Service(10, 0.4, 0, 0), 64, 80, 1.3, true, true, false));
+                    16, new Service(10, 0.4, 0, 0), 64, 80, 1.3, true, true, false),
+            new Scenario("api", true, "a partner API of 4 FIFO slots, lognormal 5 ms (sigma 0.8), behind a pool of 48",
+                    4, new Service(5, 0.8, 0, 0), 48, 120, 1.3, true, false, false));
 
     static final String[] PHASES = {"underload", "overload", "capacity/2", "capacity back"};
 
