@@ -208,6 +208,29 @@ class PowerFlowExecutorLoopTest {
         terminate(e);
     }
 
+    /** A task's body, which may throw. */
+    @FunctionalInterface
+    interface Body {
+        void run() throws Exception;
+    }
+
+    /**
+     * Submits 30 tasks that each run {@code body}, counted in {@code now} while they run, the most
+     * at once in {@code peak}.
+     */
+    private static List<Future<?>> submitThirty(PowerFlowExecutor e, AtomicInteger now, AtomicInteger peak, Body body) {
+        List<Future<?>> fs = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            fs.add(e.submit(() -> {
+                peak.accumulateAndGet(now.incrementAndGet(), Math::max);
+                body.run();
+                now.decrementAndGet();
+                return null;
+            }));
+        }
+        return fs;
+    }
+
     /**
      * Runs 30 tasks that block until released on a pool of 32 threads, and returns the most that
      * ran at once (the fake ticker never moves: no window ends and no task is shed).
@@ -219,21 +242,13 @@ class PowerFlowExecutorLoopTest {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger now = new AtomicInteger();
         AtomicInteger peak = new AtomicInteger();
-        List<Future<?>> fs = new ArrayList<>();
-        for (int i = 0; i < 30; i++) {
-            fs.add(e.submit(() -> {
-                peak.accumulateAndGet(now.incrementAndGet(), Math::max);
-                release.await();
-                now.decrementAndGet();
-                return null;
-            }));
-        }
+        List<Future<?>> fs = submitThirty(e, now, peak, release::await);
         await(() -> now.get() == expectedPeak && e.stats().depth() == 30 - expectedPeak);
         release.countDown();
         for (Future<?> f : fs) {
             f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
         }
-        assertEquals(30, e.stats().completed());
+        await(() -> e.stats().completed() == 30); // a Future is done before its task is counted
         terminate(e);
         return peak.get();
     }
@@ -264,15 +279,7 @@ class PowerFlowExecutorLoopTest {
                 .poolSizer(rate -> 3).scheduler(new ManualScheduler()).build();
         AtomicInteger now = new AtomicInteger();
         AtomicInteger peak = new AtomicInteger();
-        List<Future<?>> fs = new ArrayList<>();
-        for (int i = 0; i < 30; i++) {
-            fs.add(e.submit(() -> {
-                peak.accumulateAndGet(now.incrementAndGet(), Math::max);
-                Thread.sleep(2);
-                now.decrementAndGet();
-                return null;
-            }));
-        }
+        List<Future<?>> fs = submitThirty(e, now, peak, () -> Thread.sleep(2));
         for (Future<?> f : fs) {
             f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
         }
