@@ -24,8 +24,8 @@ import io.github.performancehelpers.internal.Access;
  * the hot paths they inline as the field accesses they replace; the per-kind operations are
  * abstract, and each executor's call sites see one subclass.
  *
- * <p><b>Thread safety.</b> Every method may be called from any thread; {@link #resize(int, int)}
- * from one thread at a time (the tick).
+ * <p><b>Thread safety.</b> Every method may be called from any thread; {@link #resize(int)} from
+ * one thread at a time (the tick).
  */
 abstract class Delegate {
 
@@ -50,7 +50,7 @@ abstract class Delegate {
      * running gauge is kept (the slots in use are the tasks on the delegate).
      */
     final boolean threadPerTask;
-    /** The size in force (the {@link PoolSizer}'s figure); written by {@link #resize(int, int)}. */
+    /** The size in force (the {@link PoolSizer}'s figure); written by {@link #resize(int)}. */
     private volatile int sizeInForce;
 
     private Delegate(ConcurrencyLimit limit, boolean trackRunning, boolean chains, boolean threadPerTask, int size) {
@@ -174,17 +174,15 @@ abstract class Delegate {
     }
 
     /**
-     * Applies a new size from the {@link PoolSizer} (at least 1) and the executor's bound on the
-     * tasks in flight (at least 1; see {@code PowerFlowExecutor.inFlightBoundFor}): the slots are
-     * the fewer of the two, the pool's threads the size. Called by the tick, one call at a time
-     * (and once by the executor's constructor); a delegate that is not sized ignores it.
+     * Applies a new size from the {@link PoolSizer} (at least 1). Called by the tick, one call at a
+     * time; a delegate that is not sized ignores it.
      *
      * @throws RuntimeException if the delegate refuses the new size
      */
-    final void resize(int size, int inFlightBound) {
+    final void resize(int size) {
         if (limit != null) {
             sizeInForce = size;
-            limit.setLimit(Math.min(slotsFor(size), inFlightBound));
+            limit.setLimit(slotsFor(size));
             resized(size);
         }
     }

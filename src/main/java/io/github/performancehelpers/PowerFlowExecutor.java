@@ -138,14 +138,7 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  * <li>Any other {@code ExecutorService}: used as is, neither resized nor bounded
  *     ({@link Stats#poolSize()} is -1). Owned only if {@link Builder#ownsDelegate(boolean)}.</li>
  * </ul>
- * On the first two, outside fixed-rate mode, the tasks in flight are also at most
- * {@code ceil(rate × targetP99)} (at least 1): by Little's law what a target's time holds at the
- * rate in force. Past it a downstream that queues inside (a FIFO server, a database behind a larger
- * pool) would hold the task behind a target's worth of work, late whatever the rate does next;
- * held here, its wait counts against the wait budget and it is shed in time. While the rate is
- * open (the factories' start, an unreachable target) the bound is far above any pool.
- *
- * <p>An owned delegate is shut down when this executor terminates ({@code shutdownNow} when it is
+ * An owned delegate is shut down when this executor terminates ({@code shutdownNow} when it is
  * stopped); a caller's is never shut down.
  *
  * <h2>Pacing</h2>
@@ -358,8 +351,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private final boolean shedding;
     /** The target, nanoseconds. */
     private final long targetNanos;
-    /** Fixed-rate mode: the rate never moves, and bounds nothing but the admissions. */
-    private final boolean fixedRate;
     /**
      * A run time over this is slow for the start-load test: the law's target, ns; 0 when nothing
      * steps a law (a fixed rate), and the test is off.
@@ -446,11 +437,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         this.poolSizer = b.poolSizer != null ? b.poolSizer
                 : PoolSizer.littlesLaw(Duration.ofNanos(Math.max(1L, (long) (b.targetP99 * 1e6))), 1, maxConcurrency);
         this.fastPaths = !hasGlobalLimiter;
-        this.fixedRate = fixedRate;
-        int size = sizeFor(b.rate);
-        this.delegate = Delegate.of(b.delegate, b.ownsDelegate, name, fastPaths, size, maxConcurrency,
+        this.delegate = Delegate.of(b.delegate, b.ownsDelegate, name, fastPaths, sizeFor(b.rate), maxConcurrency,
                 b.relativeAccuracy);
-        delegate.resize(size, inFlightBoundFor(b.rate));
         this.recorders = delegate.recorders();
 
         // The tick applies the rate observe() returns (see Tick): no listener on the controller,
@@ -875,23 +863,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     /** The delegate's size for a rate: the {@link PoolSizer}'s figure, at least 1. */
     int sizeFor(double rate) {
         return Math.max(1, poolSizer.poolSize(rate));
-    }
-
-    /**
-     * The most tasks in flight on the delegate at a rate: {@code ceil(rate × targetP99)}, at least
-     * 1, by Little's law the tasks a target's time holds at the rate (no bound in fixed-rate
-     * mode). Where the downstream queues inside (a FIFO server, a database behind a larger pool),
-     * a task started past it would queue there behind a target's worth of work and be late
-     * whatever the rate does next; held here, it counts against its wait budget and is shed in
-     * time. While the rate is open (the factories' start, a target the rate cannot reach) the
-     * bound is far above any pool.
-     */
-    int inFlightBoundFor(double rate) {
-        if (fixedRate) {
-            return Integer.MAX_VALUE;
-        }
-        double bound = Math.ceil(rate * (targetNanos / 1e9));
-        return bound >= Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) Math.max(1, bound);
     }
 
     /** Moves what the delegate's recorders hold into the histograms the loop and stats() read. */

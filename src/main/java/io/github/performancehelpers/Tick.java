@@ -182,7 +182,7 @@ final class Tick {
     /** The user's callbacks for one (coalesced) rate change, on the callback thread. */
     private void runCallbacks(double rate, double previous) {
         try {
-            ex.delegate.resize(ex.sizeFor(rate), ex.inFlightBoundFor(rate));
+            ex.delegate.resize(ex.sizeFor(rate));
         } catch (RuntimeException e) {
             ex.internalFailures.incrementAndGet();
             LOG.log(Level.WARNING, ex.name() + ": resizing the delegate for rate " + rate + " failed", e);

@@ -44,10 +44,10 @@ class DelegateTest {
         assertTrue(d.tryAcquireSlot());
         assertTrue(d.full());
         assertFalse(d.tryAcquireSlot());
-        d.resize(3, Integer.MAX_VALUE);
+        d.resize(3);
         assertEquals(3, d.poolSize());
         assertTrue(d.tryAcquireSlot());
-        d.resize(1, Integer.MAX_VALUE);
+        d.resize(1);
         assertTrue(d.overLimit());
         d.releaseSlot();
         d.releaseSlot();
@@ -129,10 +129,10 @@ class DelegateTest {
         ThreadPoolExecutor tpe = pool(2);
         try {
             Delegate d = Delegate.of(tpe, null, "d", true, 2, 10, 0.01);
-            d.resize(5, Integer.MAX_VALUE);
+            d.resize(5);
             assertEquals(5, tpe.getCorePoolSize());
             assertEquals(5, tpe.getMaximumPoolSize());
-            d.resize(1, Integer.MAX_VALUE);
+            d.resize(1);
             assertEquals(1, tpe.getCorePoolSize());
             assertEquals(1, tpe.getMaximumPoolSize());
             assertEquals(1, d.poolSize());
@@ -172,7 +172,7 @@ class DelegateTest {
             for (int i = 0; i < 100; i++) {
                 assertTrue(d.tryAcquireSlot());
             }
-            d.resize(3, Integer.MAX_VALUE);
+            d.resize(3);
             assertEquals(-1, d.poolSize());
         } finally {
             other.shutdownNow();

@@ -231,47 +231,6 @@ class PowerFlowExecutorLoopTest {
         return fs;
     }
 
-    /**
-     * Runs 30 tasks that block until released on a pool of 32 threads, and returns the most that
-     * ran at once (the fake ticker never moves: no window ends and no task is shed).
-     */
-    private static int peakOfThirty(PowerFlowExecutor.Builder b, int expectedPeak) throws Exception {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(32, 32, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
-        PowerFlowExecutor e = b.burst(1000).ticker(new FakeTicker()).scheduler(new ManualScheduler())
-                .delegate(pool).ownsDelegate(true).build();
-        CountDownLatch release = new CountDownLatch(1);
-        AtomicInteger now = new AtomicInteger();
-        AtomicInteger peak = new AtomicInteger();
-        List<Future<?>> fs = submitThirty(e, now, peak, release::await);
-        await(() -> now.get() == expectedPeak && e.stats().depth() == 30 - expectedPeak);
-        release.countDown();
-        for (Future<?> f : fs) {
-            f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
-        }
-        await(() -> e.stats().completed() == 30); // a Future is done before its task is counted
-        terminate(e);
-        return peak.get();
-    }
-
-    /**
-     * Little's law at the target: at 100/s with a 100-ms target at most ceil(100 × 0.1) = 10 tasks
-     * are in flight on a pool of 32; the other 20 wait in the executor's queue, where their wait
-     * counts against the budget, rather than in the downstream's.
-     */
-    @Test
-    void noMoreInFlightThanTheRateTimesTheTarget() throws Exception {
-        PowerFlowExecutor.Builder b = PowerFlowExecutor.builder().rate(100).minRate(1).targetP99(100)
-                .poolSizer(rate -> 32);
-        assertEquals(10, peakOfThirty(b, 10));
-    }
-
-    /** A fixed rate bounds only the admissions: all 30 tasks run at once on the pool of 32. */
-    @Test
-    void aFixedRateDoesNotBoundTheTasksInFlight() throws Exception {
-        PowerFlowExecutor.Builder b = PowerFlowExecutor.builder().rate(100).fixedRate(true).poolSizer(rate -> 32);
-        assertEquals(30, peakOfThirty(b, 30));
-    }
-
     /** The default delegate never runs more tasks at once than its bound. */
     @Test
     void theDefaultDelegateHonoursItsBound() throws Exception {
