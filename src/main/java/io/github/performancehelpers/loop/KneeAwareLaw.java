@@ -99,7 +99,8 @@ import java.util.ArrayDeque;
  *     block ends it holds. A block at or under the target that takes {@code r'} above {@code C}
  *     raises {@code C} to {@code r'}. When every window of a block, three or more, read more
  *     than {@code 1.25 × targetP99} (a quarter over, the headroom band), trimming ends and the
- *     window, if loaded and neither saturated nor draining, goes to just under what it completed,
+ *     window, if loaded, neither saturated nor draining, not sparse with too few samples and not
+ *     over {@code 2 × targetP99} (those leave trimming as below), goes to just under what it completed,
  *     {@code r' = min(r, 0.85 ×} the completions per second{@code )}, as after a saturated window
  *     ({@code C} bounded as in a cut): that is not the noise of a settled knee but a rate past it,
  *     where a backlog grows (a FIFO server just past its capacity, a service time that keeps
@@ -569,7 +570,8 @@ public final class KneeAwareLaw implements RateLaw {
             trimming = false;
             newBlock();
         }
-        if (trimming && loaded && !saturated && throughput <= DRAINING * flow && blockWindows + 1 >= WINDOWS
+        if (trimming && loaded && !saturated && throughput <= DRAINING * flow && m <= TRIM_LEAVE * target
+                && !tooFew && blockWindows + 1 >= WINDOWS
                 && Math.min(Double.isNaN(blockFloor) ? own : blockFloor, own) > (1 + HEADROOM_BAND) * target) {
             // Every window of the block so far, three or more, read a quarter or more over the
             // target: no noise of a settled knee but a rate past it (a FIFO server just past its
@@ -578,6 +580,7 @@ public final class KneeAwareLaw implements RateLaw {
             // downstream can: go to just under it, as after a saturated window.
             trimming = false;
             newBlock();
+            kneeReading = Double.NaN; // as after a saturated cut: the climb's next reading is the knee's
             startCuts(rate, flow, m);
             if (m > BOUND_OVER * target) {
                 capacity = Math.min(capacity, Math.max(flow, throughput)); // as in decrease()
