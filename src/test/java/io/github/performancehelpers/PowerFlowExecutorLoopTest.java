@@ -208,29 +208,6 @@ class PowerFlowExecutorLoopTest {
         terminate(e);
     }
 
-    /** A task's body, which may throw. */
-    @FunctionalInterface
-    interface Body {
-        void run() throws Exception;
-    }
-
-    /**
-     * Submits 30 tasks that each run {@code body}, counted in {@code now} while they run, the most
-     * at once in {@code peak}.
-     */
-    private static List<Future<?>> submitThirty(PowerFlowExecutor e, AtomicInteger now, AtomicInteger peak, Body body) {
-        List<Future<?>> fs = new ArrayList<>();
-        for (int i = 0; i < 30; i++) {
-            fs.add(e.submit(() -> {
-                peak.accumulateAndGet(now.incrementAndGet(), Math::max);
-                body.run();
-                now.decrementAndGet();
-                return null;
-            }));
-        }
-        return fs;
-    }
-
     /** The default delegate never runs more tasks at once than its bound. */
     @Test
     void theDefaultDelegateHonoursItsBound() throws Exception {
@@ -238,7 +215,15 @@ class PowerFlowExecutorLoopTest {
                 .poolSizer(rate -> 3).scheduler(new ManualScheduler()).build();
         AtomicInteger now = new AtomicInteger();
         AtomicInteger peak = new AtomicInteger();
-        List<Future<?>> fs = submitThirty(e, now, peak, () -> Thread.sleep(2));
+        List<Future<?>> fs = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            fs.add(e.submit(() -> {
+                peak.accumulateAndGet(now.incrementAndGet(), Math::max);
+                Thread.sleep(2);
+                now.decrementAndGet();
+                return null;
+            }));
+        }
         for (Future<?> f : fs) {
             f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
         }

@@ -100,8 +100,8 @@ import java.util.ArrayDeque;
  *     raises {@code C} to {@code r'}. When every window of a block, three or more, read more
  *     than {@code 1.25 × targetP99} (a quarter over, the headroom band), trimming ends and the
  *     window, if loaded, neither saturated nor draining, not sparse with too few samples and not
- *     over {@code 2 × targetP99} (those leave trimming as below), goes to just under what it completed,
- *     {@code r' = min(r, 0.85 ×} the completions per second{@code )}, as after a saturated window
+ *     over {@code 2 × targetP99} (those leave trimming as below), goes to just under what it
+ *     completed, {@code r' = min(r, 0.85 ×} the completions per second{@code )}, as after a saturated window
  *     ({@code C} bounded as in a cut): that is not the noise of a settled knee but a rate past it,
  *     where a backlog grows (a FIFO server just past its capacity, a service time that keeps
  *     growing) and a step of the trim's elasticity, held for a block, drains it while every
@@ -571,8 +571,8 @@ public final class KneeAwareLaw implements RateLaw {
             newBlock();
         }
         if (trimming && loaded && !saturated && throughput <= DRAINING * flow && m <= TRIM_LEAVE * target
-                && !tooFew && blockWindows + 1 >= WINDOWS
-                && Math.min(Double.isNaN(blockFloor) ? own : blockFloor, own) > (1 + HEADROOM_BAND) * target) {
+                && !tooFew && blockWindows + 1 >= WINDOWS // so blockFloor holds the block's other windows
+                && Math.min(blockFloor, own) > (1 + HEADROOM_BAND) * target) {
             // Every window of the block so far, three or more, read a quarter or more over the
             // target: no noise of a settled knee but a rate past it (a FIFO server just past its
             // capacity, a service time that keeps growing), where a backlog grows and a step of
@@ -581,9 +581,11 @@ public final class KneeAwareLaw implements RateLaw {
             trimming = false;
             newBlock();
             kneeReading = Double.NaN; // as after a saturated cut: the climb's next reading is the knee's
-            startCuts(rate, flow, m);
+            if (Double.isNaN(cutFromRate)) {
+                startCuts(rate, flow, m);
+            }
             if (m > BOUND_OVER * target) {
-                capacity = Math.min(capacity, Math.max(flow, throughput)); // as in decrease()
+                boundCapacity(flow, throughput);
             }
             recent.clear();
             return clamp(Math.min(rate, KNEE * throughput));
@@ -674,14 +676,20 @@ public final class KneeAwareLaw implements RateLaw {
         return clamp(Double.isNaN(next) ? rate : next);
     }
 
-    /** Starts a run of cuts at {@code rate}, which carried {@code flow} and read {@code m}, unless one is on. */
+    /** Starts a run of cuts at {@code rate}, which carried {@code flow} and read {@code m}. */
     private void startCuts(double rate, double flow, double m) {
-        if (Double.isNaN(cutFromRate)) {
-            cutFromRate = rate;
-            cutFromFlow = flow;
-            cutFromReading = m;
-            flatWindows = 0;
-        }
+        cutFromRate = rate;
+        cutFromFlow = flow;
+        cutFromReading = m;
+        flatWindows = 0;
+    }
+
+    /**
+     * Bounds the capacity estimate by a loaded window far over the target that the downstream kept
+     * up with: the knee is below its flow, and not below what it completed.
+     */
+    private void boundCapacity(double flow, double throughput) {
+        capacity = Math.min(capacity, Math.max(flow, throughput));
     }
 
     /** Forgets the current run of cuts (a reading at or under the target, or an unreachable target). */
@@ -744,7 +752,7 @@ public final class KneeAwareLaw implements RateLaw {
             // time's own p99 bounding on it ratchets the rate down. Not below what it completed:
             // a backlog draining after a drop in capacity completes at the new capacity.
             if (loaded && m > BOUND_OVER * target) {
-                capacity = Math.min(capacity, Math.max(rate, throughput));
+                boundCapacity(rate, throughput);
             }
         }
         // The windows read so far describe a rate no longer in force.
