@@ -449,6 +449,9 @@ class KneeAwareLawTest {
      * windows in a row of 100 ms, each over 1.25 × the target, end trimming at the third, which
      * goes to 0.85 × its completions (not by the trim step, (57 / 100)^(1 / 6) = 0.91, held for a
      * block) and bounds the capacity at the rate: no noise of a settled knee but a rate past it.
+     * As after a saturated cut, the two windows of 30 ms that follow climb by the slow step at most,
+     * 2 %, and keep the estimate (with the trim's aim kept as the knee's reading, the second read as a
+     * recovery and climbed 30 %).
      */
     @Test
     void theSlowClimbReachingTheTargetTrims() {
@@ -468,6 +471,12 @@ class KneeAwareLawTest {
         assertEquals(0.85 * (int) r, window(flow, (int) r, 100), 1e-9, "the third window over 75 ms");
         assertFalse(flow.kneeTrimming());
         assertEquals(r, flow.stats().capacityEstimate(), 1e-9);
+        for (int w = 1; w <= 2; w++) {
+            double before = flow.rate();
+            double after = window(flow, (int) before, 30);
+            assertTrue(after >= before && after <= before * 1.02, "window " + w + " after: " + before + " -> " + after);
+            assertEquals(r, flow.stats().capacityEstimate(), 1e-9);
+        }
     }
 
     /**
