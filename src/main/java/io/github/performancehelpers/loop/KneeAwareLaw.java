@@ -1,4 +1,4 @@
-// Over 800 lines (about 900) because the law is specified here: the class description states
+// Over 800 lines (about 950) because the law is specified here: the class description states
 // every rule (about 200 lines) and each constant carries the reason for its value (about 200);
 // comments and Javadoc are well over half the file. The step itself is one state machine whose
 // rules share the capacity estimate, the trim block and the run of cuts, so splitting it would
