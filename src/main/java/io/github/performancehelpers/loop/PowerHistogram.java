@@ -399,7 +399,7 @@ public final class PowerHistogram {
      *                                  recorded then
      */
     public void record(double millis) {
-        recordMillis(millis); // validates millis, off the fast path (see recordMillis)
+        recordMillis(millis, 1L); // validates millis, off the fast path (see recordMillis)
     }
 
     /**
@@ -413,7 +413,28 @@ public final class PowerHistogram {
         if (nanos < 0) {
             throw new IllegalArgumentException("nanos must be >= 0: " + nanos);
         }
-        recordMillis(nanos / 1e6);
+        recordMillis(nanos / 1e6, 1L);
+    }
+
+    /**
+     * Records {@code count} samples of one value given in nanoseconds, as {@code count} calls of
+     * {@link #recordNanos(long)} would, in one write: the record of a sampled recorder, whose one
+     * timed sample stands for {@code count} events (HdrHistogram's {@code recordValueWithCount}).
+     * Never waits and allocates nothing.
+     *
+     * @param nanos the value in nanoseconds, {@code >= 0}
+     * @param count the samples it stands for, {@code >= 1}
+     * @throws IllegalArgumentException if {@code nanos} is negative or {@code count < 1}; nothing
+     *                                  is recorded then
+     */
+    public void recordNanos(long nanos, long count) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("nanos must be >= 0: " + nanos);
+        }
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be >= 1: " + count);
+        }
+        recordMillis(nanos / 1e6, count);
     }
 
     /**
@@ -428,7 +449,7 @@ public final class PowerHistogram {
         if (latency.isNegative()) {
             throw new IllegalArgumentException("latency must not be negative: " + latency);
         }
-        recordMillis(toMillis(latency));
+        recordMillis(toMillis(latency), 1L);
     }
 
     /**
@@ -438,26 +459,26 @@ public final class PowerHistogram {
      * negative value (sign bit set), NaN, the infinities and every value outside the trackable
      * range give a candidate slot outside {@code [1, slotCount)} (their biased exponent is 0,
      * above 2047 or 2047; the range's is within about 1000 to 1100), so they go to
-     * {@link #recordUnusual(double)}. The candidate is a long: the exponent times up to
+     * {@link #recordUnusual(double, long)}. The candidate is a long: the exponent times up to
      * 2<sup>20</sup> buckets per octave overflows an int.
      */
-    private void recordMillis(double millis) {
+    private void recordMillis(double millis, long count) {
         long bits = Double.doubleToRawLongBits(millis);
         int[] table = cells;
         long slot = (bits >>> 52) * bucketsPerOctave
                 + table[(int) (bits >>> cellShift) & (table.length - 1)] + slotBase;
         if (Long.compareUnsigned(slot - 1, slotLimit) < 0) {
-            recordSlot((int) slot, bits, millis);
+            recordSlot((int) slot, bits, millis, count);
         } else {
-            recordUnusual(millis);
+            recordUnusual(millis, count);
         }
     }
 
     /**
-     * The slow path of {@link #recordMillis(double)}: validation, zero (and {@code -0.0}, made
+     * The slow path of {@link #recordMillis(double, long)}: validation, zero (and {@code -0.0}, made
      * {@code +0.0} so that the extremes are), and values outside the range, clamped into it.
      */
-    private void recordUnusual(double millis) {
+    private void recordUnusual(double millis, long count) {
         Preconditions.requireFiniteNonNegative("millis", millis);
         double value = millis + 0.0; // -0.0 + 0.0 == +0.0
         int slot = 0;
@@ -465,26 +486,29 @@ public final class PowerHistogram {
             long index = mapping.index(value);
             slot = 1 + (int) (Math.min(Math.max(index, minIndex), maxIndex) - minIndex);
         }
-        recordSlot(slot, Double.doubleToRawLongBits(value), value);
+        recordSlot(slot, Double.doubleToRawLongBits(value), value, count);
     }
 
-    /** Records a finite value {@code >= +0.0} (not {@code -0.0}), with raw bits {@code bits}, in its slot. */
-    private void recordSlot(int slot, long bits, double millis) {
+    /**
+     * Records {@code count} samples of a finite value {@code >= +0.0} (not {@code -0.0}), with raw
+     * bits {@code bits}, in its slot.
+     */
+    private void recordSlot(int slot, long bits, double millis, long count) {
         SingleWriterCounters c = cumulative;
         if (c != null) {
-            c.record(slot, bits, millis);
+            c.record(slot, bits, millis, count);
         } else {
-            recordShared(slot, millis);
+            recordShared(slot, millis, count);
         }
     }
 
-    /** Records a finite value {@code >= +0.0} in the default (multi-writer) mode. */
-    private void recordShared(int slot, double millis) {
+    /** Records {@code count} samples of a finite value {@code >= +0.0} in the default (multi-writer) mode. */
+    private void recordShared(int slot, double millis, long count) {
         long epoch = phaser.writerEnter();
         try {
             HistogramInterval interval = active;
-            SLOTS.getAndAdd(interval.slots, slot, 1L);
-            interval.addSum(millis);
+            SLOTS.getAndAdd(interval.slots, slot, count);
+            interval.addSum(count == 1L ? millis : millis * count);
             interval.updateMin(millis);
             interval.updateMax(millis);
         } finally {

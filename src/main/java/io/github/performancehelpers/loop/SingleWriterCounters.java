@@ -65,12 +65,12 @@ final class SingleWriterCounters {
     }
 
     /**
-     * The writer's record of {@code x >= +0.0} (not {@code -0.0}) with raw bits {@code bits}:
+     * The writer's record of {@code count} samples of {@code x >= +0.0} (not {@code -0.0}) with raw bits {@code bits}:
      * no atomic read-modify-write, no StoreLoad fence, no allocation. Plain stores for the
      * extremes (on a new extreme only; integer comparisons of the bits), then release stores of
      * the bucket and of the sum (plain stores on x86, and an ordering for the compiler).
      */
-    void record(int slot, long bits, double x) {
+    void record(int slot, long bits, double x, long count) {
         if (bits < minBits) {
             minBits = bits;
         }
@@ -78,8 +78,8 @@ final class SingleWriterCounters {
             maxBits = bits;
         }
         long[] s = slots;
-        SLOTS.setRelease(s, slot, s[slot] + 1L);
-        SUM.setRelease(this, sum + x);
+        SLOTS.setRelease(s, slot, s[slot] + count);
+        SUM.setRelease(this, sum + (count == 1L ? x : x * count));
     }
 
     /** The writer's merge: extremes, then the buckets, then the sum, as a record. */

@@ -570,4 +570,38 @@ class PowerHistogramTest {
         PowerHistogram h = PowerHistogram.builder().build();
         assertTrue(h.footprintBytes() <= 32 * 1024, h.footprintBytes() + " bytes");
     }
+
+    /**
+     * A weighted record is as many single records, in both modes: the same count, sum, extremes
+     * and quantiles; a count below 1 or a negative value is refused by name and records nothing.
+     */
+    @ParameterizedTest(name = "singleWriter {0}")
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+    void aWeightedRecordIsThatManyRecords(boolean singleWriter) {
+        PowerHistogram weighted = PowerHistogram.builder().singleWriter(singleWriter).build();
+        PowerHistogram single = PowerHistogram.builder().singleWriter(singleWriter).build();
+        long[] values = {0L, 1_500L, 2_000_000L, 7_300_000L, 950_000_000L};
+        long[] counts = {3L, 1L, 64L, 17L, 2L};
+        for (int i = 0; i < values.length; i++) {
+            weighted.recordNanos(values[i], counts[i]);
+            for (long k = 0; k < counts[i]; k++) {
+                single.recordNanos(values[i]);
+            }
+        }
+        PowerHistogram.Snapshot w = weighted.snapshot();
+        PowerHistogram.Snapshot s = single.snapshot();
+        assertEquals(87, w.count());
+        assertEquals(s.count(), w.count());
+        assertEquals(s.sum(), w.sum(), s.sum() * 1e-12);
+        assertEquals(s.min(), w.min());
+        assertEquals(s.max(), w.max());
+        for (double q : new double[] {0.0, 0.03, 0.04, 0.5, 0.8, 0.99, 1.0}) {
+            assertEquals(s.quantile(q), w.quantile(q), "q " + q);
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> weighted.recordNanos(5L, 0L));
+        assertTrue(e.getMessage().contains("count"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> weighted.recordNanos(-1L, 4L));
+        assertTrue(e.getMessage().contains("nanos"), e.getMessage());
+        assertEquals(87, weighted.snapshot().count(), "nothing recorded by a refused call");
+    }
 }
