@@ -1,6 +1,6 @@
 package io.github.performancehelpers;
 
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -20,9 +20,17 @@ final class ConcurrencyLimit {
      * write a volatile and then read the other's, so either the releaser sees the waiter (and
      * signals, under the lock) or the waiter's try sees the released permit. The waiter holds the
      * lock from its try until await() releases it, so the signal cannot fall in between.
+     *
+     * One word holds the permits in use (low 32 bits) and the acquisitions so far (high 32 bits,
+     * wrapping), so that an acquisition learns its ticket (a sequence number the executor samples
+     * by) from the CAS it makes anyway; a release subtracts 1, which never borrows from the high
+     * half because the low half is at least 1 then.
      */
 
-    private final AtomicInteger inUse = new AtomicInteger();
+    private static final long TICKET = 1L << 32;
+    private static final long IN_USE = TICKET - 1;
+
+    private final AtomicLong word = new AtomicLong();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition available = lock.newCondition();
     /** Threads inside acquire(). Guarded by {@code lock} (writes; volatile for the releaser's read). */
@@ -42,13 +50,24 @@ final class ConcurrencyLimit {
 
     /** Takes a permit if fewer than {@code limit} are in use. */
     boolean tryAcquire() {
+        return tryAcquireTicket() >= 0;
+    }
+
+    /**
+     * Takes a permit if fewer than {@code limit} are in use.
+     *
+     * @return -1 if no permit was free; else a claim: the acquisition's ticket (the acquisitions
+     *     before it modulo 2<sup>31</sup>, so consecutive acquisitions have consecutive tickets)
+     *     in the high 32 bits, the permits in use before it in the low 32 bits
+     */
+    long tryAcquireTicket() {
         for (;;) {
-            int c = inUse.get();
-            if (c >= limit) {
-                return false;
+            long w = word.get();
+            if ((int) (w & IN_USE) >= limit) {
+                return -1L;
             }
-            if (inUse.compareAndSet(c, c + 1)) {
-                return true;
+            if (word.compareAndSet(w, w + TICKET + 1)) { // the ticket's carry leaves the word
+                return w & Long.MAX_VALUE;
             }
         }
     }
@@ -73,12 +92,17 @@ final class ConcurrencyLimit {
         }
     }
 
-    /** Returns a permit. */
-    void release() {
-        inUse.decrementAndGet();
+    /**
+     * Returns a permit.
+     *
+     * @return the permits still in use
+     */
+    int release() {
+        int left = (int) ((word.getAndAdd(-1L) - 1) & IN_USE);
         if (waiters > 0) {
             signalAll();
         }
+        return left;
     }
 
     /** Changes the limit; waiters re-check at once. */
@@ -92,7 +116,7 @@ final class ConcurrencyLimit {
     }
 
     int inUse() {
-        return inUse.get();
+        return (int) (word.get() & IN_USE);
     }
 
     private void signalAll() {

@@ -10,6 +10,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import io.github.performancehelpers.internal.Access;
 
 /**
@@ -37,6 +38,11 @@ abstract class Delegate {
      */
     private final ConcurrencyLimit limit;
     /**
+     * The tasks in flight on a delegate that is not sized (a sized one counts them in its slot
+     * gate, where a slot is an in-flight count); null for a sized one.
+     */
+    private final AtomicLong unsizedInFlight;
+    /**
      * The running tasks, one set node per task, so that {@code shutdownNow()} can interrupt them;
      * null where the delegate's own {@code shutdownNow()} interrupts its workers (an owned pool).
      */
@@ -55,6 +61,7 @@ abstract class Delegate {
 
     private Delegate(ConcurrencyLimit limit, boolean trackRunning, boolean chains, boolean threadPerTask, int size) {
         this.limit = limit;
+        this.unsizedInFlight = limit == null ? new AtomicLong() : null;
         this.runningJobs = trackRunning ? ConcurrentHashMap.newKeySet() : null;
         this.chains = chains;
         this.threadPerTask = threadPerTask;
@@ -100,9 +107,40 @@ abstract class Delegate {
         return limit != null && limit.inUse() >= limit.limit();
     }
 
-    /** Takes a slot if one is free; always true for a delegate that is not sized. */
+    /*
+     * A slot is the executor's in-flight count: taken before a task is handed off (by the
+     * submitter on the fast path, by the dispatcher before it takes the queue's head), kept
+     * across a chain, given back when the chain ends or the hand-off does not happen. One atomic
+     * word on each side, where a slot and a separate in-flight counter were two (on the virtual
+     * delegate, a tenth of a trivial task's cost; benchmarks/executor.md).
+     */
+
+    /** Takes a slot if one is free (on a delegate that is not sized, always). */
     final boolean tryAcquireSlot() {
-        return limit == null || limit.tryAcquire();
+        return claimSlot() >= 0;
+    }
+
+    /**
+     * Takes a slot if one is free (on a delegate that is not sized, always).
+     *
+     * @return -1 if none was free; else a claim, read with {@link #ticket(long)} and
+     *     {@link #inFlightWith(long)}
+     */
+    final long claimSlot() {
+        if (limit == null) {
+            return Math.min(unsizedInFlight.getAndIncrement(), Integer.MAX_VALUE);
+        }
+        return limit.tryAcquireTicket();
+    }
+
+    /** A claim's ticket: consecutive on a sized delegate (modulo 2<sup>31</sup>), 0 otherwise. */
+    static long ticket(long claim) {
+        return claim >>> 32;
+    }
+
+    /** The tasks in flight with a claim's, itself included. */
+    static int inFlightWith(long claim) {
+        return (int) (claim & 0x7FFF_FFFFL) + 1;
     }
 
     /**
@@ -112,7 +150,9 @@ abstract class Delegate {
      * @throws InterruptedException if interrupted while waiting
      */
     final boolean acquireSlot() throws InterruptedException {
-        if (limit != null && !limit.tryAcquire()) {
+        if (limit == null) {
+            unsizedInFlight.incrementAndGet();
+        } else if (!limit.tryAcquire()) {
             limit.acquire();
             return true;
         }
@@ -124,11 +164,19 @@ abstract class Delegate {
         return limit != null ? limit.inUse() : 0;
     }
 
-    /** Gives a slot back (nothing for a delegate that is not sized). */
-    final void releaseSlot() {
-        if (limit != null) {
-            limit.release();
-        }
+    /** The slots taken now on any delegate: the executor's tasks in flight. */
+    final long inFlight() {
+        return limit != null ? limit.inUse() : unsizedInFlight.get();
+    }
+
+    /**
+     * Gives a slot back; the executor's {@code releaseSlot()} is the caller, which signals the
+     * last one of a shutdown.
+     *
+     * @return the slots still taken
+     */
+    final long releaseSlot() {
+        return limit != null ? limit.release() : unsizedInFlight.decrementAndGet();
     }
 
     /** Whether more slots are in use than the limit allows (it was lowered): a chain must end. */
@@ -233,7 +281,7 @@ abstract class Delegate {
     /**
      * For {@code shutdownNow()}: takes back the executor's tasks the delegate holds but has not
      * started, adds each as it was submitted to {@code never}, and gives back each one's slot and
-     * in-flight count ({@code executor.jobDone()}); stops an owned delegate and adds its own tasks.
+     * in-flight count ({@code executor.releaseSlot()}); stops an owned delegate and adds its own tasks.
      */
     abstract void takeBack(PowerFlowExecutor executor, List<Runnable> never);
 
@@ -456,8 +504,7 @@ abstract class Delegate {
             for (Runnable r : fromPool) {
                 if (r instanceof Job j && j.owner == executor) {
                     never.add(j.task);
-                    releaseSlot();
-                    executor.jobDone();
+                    executor.releaseSlot();
                 } else {
                     never.add(r); // the owned pool's own tasks, given to it directly
                 }
@@ -516,7 +563,7 @@ abstract class Delegate {
             for (Runnable r : executor.shutdownNow()) {
                 if (r instanceof Job j && j.owner == owner) {
                     never.add(j.task);
-                    owner.jobDone();
+                    owner.releaseSlot();
                 } else {
                     never.add(r);
                 }

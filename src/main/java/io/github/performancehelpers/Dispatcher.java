@@ -127,7 +127,7 @@ final class Dispatcher {
     boolean retireIfIdle() {
         lock.lock();
         try {
-            if (!retired && ex.held == null && controller.queue().isEmpty() && ex.inFlight.get() == 0) {
+            if (!retired && ex.held == null && controller.queue().isEmpty() && ex.inFlight() == 0) {
                 retired = true;
             }
             return retired;
@@ -205,7 +205,7 @@ final class Dispatcher {
         lock.lock();
         try {
             if (ex.state >= PowerFlowExecutor.STOP || retired) {
-                delegate.releaseSlot();
+                ex.releaseSlot();
                 return stopped;
             }
             ex.held = claim; // the fast paths stand back from here
@@ -221,7 +221,7 @@ final class Dispatcher {
             }
             if (job == null) {
                 ex.held = null;
-                delegate.releaseSlot();
+                ex.releaseSlot();
                 return null;
             }
             ex.held = job;
@@ -246,7 +246,7 @@ final class Dispatcher {
                 if (release(job)) {
                     ex.cancelled.increment();
                 }
-                delegate.releaseSlot();
+                ex.releaseSlot();
                 return AGAIN;
             }
             long now = ex.sheddable(job) ? ticker.read() : 0L;
@@ -254,14 +254,14 @@ final class Dispatcher {
                 if (release(job)) {
                     ex.shed(job, now); // it waited for the limiter past the budget
                 }
-                delegate.releaseSlot();
+                ex.releaseSlot();
                 return AGAIN;
             }
             if (LOOP.tryAdmitHeld(controller, catchUp)) {
                 return GO;
             }
             if (ex.state >= PowerFlowExecutor.STOP) {
-                delegate.releaseSlot();
+                ex.releaseSlot();
                 return EXIT; // shutdownNow() takes `held`
             }
             long wait = LOOP.admitWaitNanos(controller);
@@ -301,11 +301,11 @@ final class Dispatcher {
         lock.lock();
         try {
             if (ex.held != job) { // taken back by shutdownNow()
-                delegate.releaseSlot();
+                ex.releaseSlot();
                 return false;
             }
             ex.held = null;
-            job.startsAt(ex.inFlight.incrementAndGet());
+            job.startsAt(ex.inFlight()); // its slot, taken in step 2, counts it in flight
             Thread.interrupted(); // do not hand a wake-up interrupt to a delegate's execute()
             ex.handOff(job);
         } finally {

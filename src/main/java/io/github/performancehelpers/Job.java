@@ -25,8 +25,36 @@ final class Job implements Runnable {
 
     final PowerFlowExecutor owner;
     final Runnable task;
-    /** The ticker reading when the task was accepted, ns. */
-    final long enqueuedAt;
+    /**
+     * The ticker reading when the task was accepted, ns; for a direct task that is not timed
+     * ({@link #weight} 0), 0. Written before the task is queued or handed off, which publishes it.
+     */
+    long enqueuedAt;
+    /**
+     * How the task is timed. 0: it went through the queue, and its start is read when it starts.
+     * {@code k >= 1}: the submitter handed it straight to the delegate and timed it, and its
+     * times stand for {@code k} tasks in the histograms ({@code k} above 1 while the virtual
+     * delegate samples, see {@code PowerFlowExecutor.sampleMask}); it waited nothing in the
+     * queue, so its run time counts from its submission (the delegate's own start-up, a virtual
+     * thread's scheduling or a pool thread's wake-up, is time on the delegate) and its thread
+     * needs no clock read to learn its start. {@link #UNTIMED_DIRECT}: handed straight to the
+     * delegate and not timed. Written before the hand-off. One int rather than a weight and a
+     * flag: the job stays at 40 bytes.
+     */
+    int timing;
+
+    /** {@link #timing}: a direct task that is not timed. */
+    static final int UNTIMED_DIRECT = -1;
+
+    /** Whether the submitter handed this task straight to the delegate. */
+    boolean direct() {
+        return timing != 0;
+    }
+
+    /** The tasks this one's times stand for in the histograms. */
+    private int weight() {
+        return Math.max(1, timing);
+    }
     /** The thread running the task, while it runs and running tasks are tracked; else null. */
     volatile Thread runner;
     /**
@@ -45,6 +73,12 @@ final class Job implements Runnable {
         this.owner = owner;
         this.task = task;
         this.enqueuedAt = enqueuedAt;
+    }
+
+    /** A job whose {@link #enqueuedAt} the submitter sets before it queues or hands it off. */
+    Job(PowerFlowExecutor owner, Runnable task) {
+        this.owner = owner;
+        this.task = task;
     }
 
     boolean isCancelled() {
@@ -72,24 +106,30 @@ final class Job implements Runnable {
         if (!d.threadPerTask) {
             ex.running.increment(); // once per chain: the thread runs tasks until the chain ends
         }
-        long now = ex.ticker.read();
+        long now = direct() ? enqueuedAt : ex.ticker.read();
         for (;;) {
             boolean threw = true;
             try {
-                now = j.runTask(ex, d, rec, now);
+                if (j.timing == UNTIMED_DIRECT) {
+                    j.runUntimed(ex, d);
+                    // The chain goes on only if work waits; then it needs the time.
+                    now = d.chains && !ex.controller.queue().isEmpty() ? ex.ticker.read() : UNTIMED;
+                } else {
+                    now = j.runTask(ex, d, rec, now);
+                }
                 threw = false;
             } finally {
                 if (threw) { // the task's exception reaches the delegate's thread, as before
                     endChain(ex, d, rec);
                 }
             }
-            Job next = d.chains ? nextJobOrEnd(ex, d, now) : null;
+            Job next = d.chains && now != UNTIMED ? nextJobOrEnd(ex, d, now) : null;
             if (next == null) {
                 break;
             }
             // The worker keeps its in-flight count for the next task: what is in flight now is
             // that task's concurrency (a read of a line other tasks write, once per chained task).
-            next.startsAt(ex.inFlight.get());
+            next.startsAt(d.inFlight());
             if (!d.continueChain(ex, next)) {
                 return; // handed off to a thread of its own, which goes on with the chain
             }
@@ -110,6 +150,37 @@ final class Job implements Runnable {
         endChain(ex, d, rec);
     }
 
+    /** In {@link #run()}: the task was not timed, so there is no end time to go on with. */
+    private static final long UNTIMED = Long.MIN_VALUE;
+
+    /**
+     * Runs a direct task that is not timed (see {@link #timing}): no clock read, no latency
+     * record and no write for its completion, which the executor derives
+     * ({@code PowerFlowExecutor.untimedCompleted}); a failure or cancellation is counted, also as
+     * an untimed task's. The slot and in-flight count are the caller's.
+     */
+    private void runUntimed(PowerFlowExecutor ex, Delegate d) {
+        Thread t = Thread.currentThread();
+        d.running(this, t);
+        if (ex.state >= PowerFlowExecutor.STOP && !t.isInterrupted()) {
+            t.interrupt(); // as in runTask
+        }
+        boolean threw = true;
+        try {
+            task.run();
+            threw = false;
+        } finally {
+            d.ran(this);
+            // Before the slot is given back (endChain), as untimedCompleted's reads require.
+            if (threw) {
+                ex.failed.increment();
+                ex.untimedAbnormal.increment();
+            } else if (!classify(ex)) {
+                ex.untimedAbnormal.increment();
+            }
+        }
+    }
+
     /**
      * Ends a chain on its thread: the recorder's counts are added and the recorder is given back
      * (if one was claimed), then the running gauge, the slot and the in-flight count.
@@ -122,8 +193,7 @@ final class Job implements Runnable {
         if (!d.threadPerTask) {
             ex.running.decrement();
         }
-        d.releaseSlot();
-        ex.jobDone();
+        ex.releaseSlot();
     }
 
     /**
@@ -162,21 +232,23 @@ final class Job implements Runnable {
             long ran = Math.max(0L, end - start);
             long total = Math.max(0L, end - enqueuedAt);
             Recorder r = rec;
+            int w = weight();
             if (claimAtEnd) {
                 r = d.recorders().claim();
-                (r != null ? r.wait : ex.queueWait).recordNanos(waited);
+                (r != null ? r.wait : ex.queueWait).recordNanos(waited, w);
             }
             long slowRun = ex.slowRunNanos;
             if (r != null) {
-                r.run.recordNanos(ran);
-                r.endToEnd.recordNanos(total);
+                r.run.recordNanos(ran, w);
+                r.endToEnd.recordNanos(total, w);
                 r.recorded++;
                 if (slowRun > 0 && concurrency > 0) {
                     r.load.add(concurrency, ran, ran > slowRun, ex.startLoad.isHigh(concurrency));
                 }
             } else {
-                ex.controller.recordNanos(ran);
-                ex.endToEnd.recordNanos(total);
+                ex.controller.latency().recordNanos(ran, w);
+                LOOP.countRecorded(ex.controller, 1);
+                ex.endToEnd.recordNanos(total, w);
                 if (slowRun > 0 && concurrency > 0) {
                     ex.startLoad.add(concurrency, ran, ran > slowRun);
                 }

@@ -173,6 +173,19 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  * (a {@code Future} cancelled by its owner), or returned by {@link #shutdownNow()}; every task
  * refused counts in {@code rejected}.
  *
+ * <p>What is timed. A task's run time counts from its start on the delegate, and for a task the
+ * submitting thread handed straight to the delegate (nothing queued, a slot free) from its
+ * submission: its queue wait is 0, and the delegate's own start-up (a virtual thread's
+ * scheduling, a pool thread's wake-up) counts as time on the delegate. On the default
+ * virtual-thread delegate, once an observation window completes more than 16,384 tasks, the
+ * next window times only one such direct task in {@code k} (the largest power of two, at most 64,
+ * that keeps at least 8,192 timed) and records each with weight {@code k}, so the histograms'
+ * counts and quantiles still stand for every task; the others run without a clock read or a
+ * record. Their completions are derived (see {@link Stats.Tasks#completed()}). Tasks that wait
+ * in the queue are always timed, and the start-load statistics of the knee-aware law see only
+ * timed tasks, unweighted: in a window that mixes sampled direct tasks and queued ones, the
+ * queued ones weigh more there than their share.
+ *
  * <h2>Observability</h2>
  * {@link Builder#observability(boolean)} publishes the numbers in a {@link MetricsCollector}
  * (pulled: nothing is added per task), {@link Builder#jmx(boolean)} as a
@@ -254,7 +267,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *    queue gives each element to one consumer), so a task is still exactly one of: queued,
      *    taken by one worker, held, handed off, or returned. A worker that took a task after
      *    shutdownNow() drained the queue runs it interrupted, as a task handed off then does.
-     *  - A submitter on the fast path counts its task in `inFlight` before it re-checks the state:
+     *  - A submitter on the fast path takes its slot (the in-flight count) before it re-checks the state:
      *    either it sees the shutdown and takes the task back (and refuses it), or the dispatcher's
      *    terminate() sees it in flight and waits for it. If shutdownNow() stops the owned delegate
      *    between the re-check and the hand-off, the delegate's refusal is turned into this
@@ -287,6 +300,16 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * ones. Nanoseconds.
      */
     static final long STALL_NOTE_NANOS = 10_000_000L;
+
+    /**
+     * The completions per window above which the virtual delegate times only some of its direct
+     * tasks ({@link #sampleMask}): below it every task is timed. The sampling keeps at least
+     * {@code SAMPLE_FROM / 2} timed tasks a window (a p99 from 8,192 samples is within about a
+     * tenth of its rank), and times one task in at most {@link #MAX_SAMPLE_EVERY}.
+     */
+    static final int SAMPLE_FROM = 16_384;
+    /** The largest sampling interval: one direct task in this many is timed. A power of two. */
+    static final int MAX_SAMPLE_EVERY = 64;
 
     /**
      * The shortest observe interval: 1 ms. See {@link Builder#observeInterval(Duration)}.
@@ -402,14 +425,33 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     volatile Job held;
 
-    /** Tasks handed to the delegate that have not finished (or been taken back). */
-    final AtomicLong inFlight = new AtomicLong();
+    /**
+     * Which direct tasks on the virtual delegate are timed: those whose slot ticket is 0 modulo
+     * {@code sampleMask + 1}, each recorded with that weight; 0 (every task timed) until a window
+     * completes more than {@link #SAMPLE_FROM} tasks. Written by the tick ({@link #endWindow}).
+     * At millions of trivial tasks a second, two clock reads and three records per task were
+     * about half the delegate's cost beyond {@code newVirtualThreadPerTaskExecutor}'s
+     * (benchmarks/executor.md, "Sampled timing on the virtual delegate").
+     */
+    private volatile int sampleMask;
+
     /** The running-tasks gauge: +1 when a chain starts on a thread, -1 when it ends. */
     final LongAdder running = new LongAdder();
     private final LongAdder rejected = new LongAdder();
     /** Tasks the controller counted as submitted but the shutdown re-check took back and refused. */
     private final LongAdder retracted = new LongAdder();
     final LongAdder completed = new LongAdder();
+    /**
+     * Direct tasks timed on the virtual delegate (all of them until it samples), counted by the
+     * submitter before the hand-off: the direct admissions less these are the untimed direct tasks
+     * ({@link Job#timing} {@code UNTIMED_DIRECT}), whose completions {@link #untimedCompleted()} derives, so that such
+     * a task writes no counter of its own, neither as it is submitted nor as it ends.
+     */
+    private final LongAdder timedDirect = new LongAdder();
+    /** Untimed direct tasks that failed or were cancelled (also counted there), before their slot's release. */
+    final LongAdder untimedAbnormal = new LongAdder();
+    /** The largest {@link #untimedCompleted()} reported, which keeps the count monotonic. */
+    private final AtomicLong untimedCompletedSeen = new AtomicLong();
     final LongAdder failed = new LongAdder();
     final LongAdder cancelled = new LongAdder();
     /** Accepted tasks shed from the queue, their Future failed with a ShedException. */
@@ -511,11 +553,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             rejected.increment();
             throw new RejectedExecutionException("the delegate is shut down: " + this);
         }
-        Job job = new Job(this, command, ticker.read());
-        observability.onSubmit(job.enqueuedAt);
+        Job job = new Job(this, command); // timed in tryDirect, or below for the queue
         if (fastPaths && tryDirect(job)) {
             return;
         }
+        job.enqueuedAt = ticker.read();
+        observability.onSubmit(job.enqueuedAt);
         if (shedding) {
             dropCancelledHeads(); // a cancelled head waits for no one: it must not close the door
         }
@@ -556,25 +599,35 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         Delegate d = delegate;
         // The queue first, then `held`: the dispatcher writes `held` before it polls, so a queue
         // seen empty because the dispatcher took its head is followed by a non-null `held`.
-        if (d.full() // no slot: skip the queue's contended lines
-                || !controller.queue().isEmpty() || held != null || job.isCancelled()) {
+        if (!controller.queue().isEmpty() // a backlog: its lines are read anyway
+                || held != null || job.isCancelled()) {
             return false;
         }
-        if (!d.tryAcquireSlot()) {
+        // The slot is the in-flight count, taken before the state re-check: either this thread
+        // sees the shutdown, or the dispatcher's terminate() sees this task in flight and waits
+        // for it (both are volatile).
+        long claim = d.claimSlot();
+        if (claim < 0) {
             return false;
         }
-        // A fresh reading, not the submission's: an admission placed at a reading already old
-        // leaves later callers room the rate does not give (tryConsumeCatchingUpAt's slack), and
-        // many submitters race here.
         int admission = LOOP.tryAdmitDirect(controller);
         if (admission == Access.ControllerAccess.DIRECT_REFUSED) {
-            d.releaseSlot();
+            releaseSlot();
             return false;
         }
-        // In flight before the state re-check: either this thread sees the shutdown, or the
-        // dispatcher's terminate() sees this task in flight and waits for it (both are volatile).
-        job.startsAt(inFlight.incrementAndGet());
+        job.startsAt(Delegate.inFlightWith(claim));
         if (state == RUNNING) {
+            int mask = sampleMask;
+            if ((Delegate.ticket(claim) & mask) == 0) { // timed, standing for mask + 1 tasks (1 unless sampling)
+                job.timing = mask + 1;
+                job.enqueuedAt = ticker.read();
+                observability.onSubmit(job.enqueuedAt);
+                if (d.threadPerTask) {
+                    timedDirect.increment(); // the direct admissions less these are the untimed
+                }
+            } else {
+                job.timing = Job.UNTIMED_DIRECT;
+            }
             try {
                 d.start(job);
                 return true;
@@ -587,9 +640,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 // refuse the task, as if it had come a moment later.
             }
         }
+        if (d.threadPerTask && job.timing > 0) { // timed and counted (not if the state check failed)
+            timedDirect.decrement(); // refused: never accepted, and the admission is taken back
+        }
         LOOP.unadmitDirect(controller, admission);
-        d.releaseSlot();
-        jobDone();
+        releaseSlot();
         rejected.increment();
         throw shutDownRejection();
     }
@@ -763,6 +818,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     void endWindow() {
         PowerHistogram.Snapshot e2e = endToEnd.snapshotAndReset();
+        if (delegate.threadPerTask) {
+            sampleMask = sampleMaskFor(e2e.count());
+        }
         double e2eP99 = e2e.count() > 0 ? e2e.quantile(0.99) : Double.NaN;
         if (!Double.isNaN(e2eP99)) {
             lastEndToEndP99 = e2eP99;
@@ -782,6 +840,24 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             }
         }
         FlowEvents.executorWindow(name, last, e2eP99, budget.nanos(), shed.sum(), unreachable);
+    }
+
+    /**
+     * The {@link #sampleMask} after a window of {@code completed} tasks (weighted): 0 up to
+     * {@link #SAMPLE_FROM}, else one less than the largest power of two that keeps at least
+     * {@code SAMPLE_FROM / 2} of them timed, at most {@link #MAX_SAMPLE_EVERY}.
+     */
+    static int sampleMaskFor(long completed) {
+        if (completed <= SAMPLE_FROM) {
+            return 0;
+        }
+        long every = Long.highestOneBit(completed / (SAMPLE_FROM / 2));
+        return (int) Math.min(every, MAX_SAMPLE_EVERY) - 1;
+    }
+
+    /** {@return the sampling mask in force} For tests. */
+    int sampleMask() {
+        return sampleMask;
     }
 
     /** {@return the wait budget in force, nanoseconds} For tests. */
@@ -829,8 +905,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * ends cancelled (a Future) or failed, reported as an internal failure.
      */
     private void delegateRefused(Job job, Throwable e) {
-        delegate.releaseSlot();
-        jobDone();
+        if (job.timing == Job.UNTIMED_DIRECT) {
+            untimedAbnormal.increment(); // before the slot, as untimedCompleted() requires
+        }
+        releaseSlot();
         internalFailures.incrementAndGet();
         if (job.task instanceof Future<?> f) {
             f.cancel(false);
@@ -842,9 +920,17 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
     }
 
-    /** A task in flight has ended (or was taken back): the last one of a shutdown signals. */
-    void jobDone() {
-        if (inFlight.decrementAndGet() == 0 && state >= SHUTDOWN) {
+    /** The executor's tasks in flight: the delegate's slots taken. */
+    long inFlight() {
+        return delegate.inFlight();
+    }
+
+    /**
+     * Gives a slot back: a task in flight has ended (or was taken back), or a hand-off did not
+     * happen. The last one of a shutdown signals.
+     */
+    void releaseSlot() {
+        if (delegate.releaseSlot() == 0 && state >= SHUTDOWN) {
             signalQuiescent();
         }
     }
@@ -912,7 +998,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         dispatcher.thread.interrupt(); // a dispatcher waiting on an empty queue re-reads the state
         roomFreed(); // a submitter waiting for room is refused
-        if (inFlight.get() == 0) {
+        if (inFlight() == 0) {
             signalQuiescent();
         }
         terminateIfIdle();
@@ -989,7 +1075,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         dispatcher.takeBack(never);
         delegate.takeBack(this, never);
         delegate.interruptRunning();
-        if (inFlight.get() == 0) {
+        if (inFlight() == 0) {
             signalQuiescent();
         }
         terminateIfIdle();
@@ -1004,7 +1090,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private void terminate() {
         mainLock.lock();
         try {
-            while (inFlight.get() > 0) {
+            while (inFlight() > 0) {
                 quiescent.awaitUninterruptibly(); // shutdownNow() may interrupt us again; keep waiting
             }
         } finally {
@@ -1124,7 +1210,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         long submitted = c.submitted() - retracted.sum();
         long rejectedNow = rejected.sum();
         int runningNow = runningNow();
-        long completedNow = completed.sum();
+        long completedNow = completedSum();
         long failedNow = failed.sum();
         long cancelledNow = cancelled.sum();
         int poolSize = poolSize();
@@ -1161,7 +1247,32 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     long completedCount() {
         flushRecorderCounts();
-        return completed.sum();
+        return completedSum();
+    }
+
+    /** The completions counted (after a flush of the recorders' counts) and derived. */
+    private long completedSum() {
+        return completed.sum() + untimedCompleted();
+    }
+
+    /**
+     * The untimed direct tasks that completed normally: the direct admissions, less the timed
+     * direct tasks, less every task in flight, less the untimed ones that failed or
+     * were cancelled; 0 on a delegate that does not sample. The in-flight count is read right
+     * after the admissions: a task among them that is not in flight then has ended, and was
+     * counted as timed or abnormal before its slot was given back, so before the later reads; so
+     * no task is counted as completed before it is. While tasks run the figure lags by at most
+     * the tasks in flight; once the executor is idle it is exact. Kept monotonic: never below a
+     * figure already reported, itself never above the truth.
+     */
+    private long untimedCompleted() {
+        if (!delegate.threadPerTask || !fastPaths) {
+            return 0L;
+        }
+        long direct = LOOP.directCount(controller);
+        long inFlightNow = inFlight();
+        long derived = direct - inFlightNow - timedDirect.sum() - untimedAbnormal.sum();
+        return untimedCompletedSeen.accumulateAndGet(derived, Math::max);
     }
 
     long failedCount() {
@@ -1260,7 +1371,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             default -> "Terminated";
         };
         return "PowerFlowExecutor[" + name + ", " + s + ", rate = " + controller.rate() + "/s, queued = "
-                + controller.depth() + ", running = " + runningNow() + ", completed = " + completed.sum() + "]";
+                + controller.depth() + ", running = " + runningNow() + ", completed = " + completedSum() + "]";
     }
 
     /** The dispatcher thread, for tests. */
@@ -1341,8 +1452,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          * @param queueCapacity the bound on the queue
          * @param dropped       offers the queue refused because it was full
          * @param queueWaitP99  the p99 of the time tasks waited before they started (queue, rate
-         *                      limiter, slot) in the current window, milliseconds; {@code NaN}
-         *                      when empty
+         *                      limiter, slot; 0 for a task handed straight to the delegate) in
+         *                      the current window, milliseconds; {@code NaN} when empty
          */
         public record Queue(int depth, int queueCapacity, long dropped, double queueWaitP99) {
         }
@@ -1355,13 +1466,20 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          *
          * @param submitted tasks accepted: queued, or handed off at once by the fast path
          * @param admitted  tasks admitted by the rate limiter
-         * @param recorded  run times recorded (one per task that ran)
+         * @param recorded  run times recorded: one per task that ran, except on the default
+         *                  virtual-thread delegate while it samples (see "What is timed" in
+         *                  {@link PowerFlowExecutor}), where one timed task stands for up to 64
          * @param rejected  tasks refused at {@code execute}/{@code submit}: queue full or too
          *                  late for the target (whatever the {@link RejectionPolicy} did with
          *                  them), or shut down
          * @param running   tasks running on the delegate now (a pool thread between two tasks of
          *                  a chain counts as running one)
-         * @param completed tasks that ran and returned normally
+         * @param completed tasks that ran and returned normally. While tasks run this may lag by
+         *                  up to 64 per pool thread or recorder, and on the virtual delegate while
+         *                  it samples by up to the tasks in flight (the untimed tasks' completions
+         *                  are the direct admissions less the timed, failed, cancelled and
+         *                  in-flight tasks); it never runs ahead, never falls, and is exact once
+         *                  the executor is idle
          * @param failed    tasks that ran and threw (for {@code submit}, whose {@code Future}
          *                  failed)
          * @param cancelled tasks whose {@code Future} was cancelled before or while they ran

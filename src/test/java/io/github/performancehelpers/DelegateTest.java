@@ -79,7 +79,7 @@ class DelegateTest {
         Delegate d = ex.delegate;
         // A hand-off that had taken its slot and in-flight count just before shutdownNow().
         assertTrue(d.tryAcquireSlot());
-        ex.inFlight.incrementAndGet();
+        // (the slot is the in-flight count)
         ex.shutdownNow();
         assertTrue(interrupted.await(30, TimeUnit.SECONDS), "shutdownNow() interrupts a running task");
         AtomicBoolean sawInterrupt = new AtomicBoolean();
@@ -190,5 +190,64 @@ class DelegateTest {
         } finally {
             tpe.shutdownNow();
         }
+    }
+
+    /**
+     * A slot claim carries the acquisition's ticket (consecutive, refusals taking none) and the
+     * slots in use with it; a release says how many are left. A delegate that is not sized counts
+     * its tasks in flight the same way, with ticket 0.
+     */
+    @Test
+    void aClaimCarriesItsTicketAndTheSlotsInUse() {
+        Delegate d = Delegate.of(null, null, "d", true, 3, 10, 0.01);
+        long first = d.claimSlot();
+        long second = d.claimSlot();
+        assertEquals(0, Delegate.ticket(first));
+        assertEquals(1, Delegate.ticket(second));
+        assertEquals(1, Delegate.inFlightWith(first));
+        assertEquals(2, Delegate.inFlightWith(second));
+        assertEquals(1, d.releaseSlot());
+        assertEquals(2, Delegate.ticket(d.claimSlot()));
+        assertEquals(3, Delegate.ticket(d.claimSlot()));
+        assertEquals(-1, d.claimSlot(), "all three slots taken");
+        assertEquals(3, d.inFlight());
+        d.releaseSlot();
+        long fifth = d.claimSlot();
+        assertEquals(4, Delegate.ticket(fifth), "a refusal takes no ticket");
+        assertEquals(3, Delegate.inFlightWith(fifth));
+        assertEquals(2, d.releaseSlot());
+        assertEquals(1, d.releaseSlot());
+        assertEquals(0, d.releaseSlot());
+        assertEquals(0, d.inFlight());
+
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            Delegate plain = Delegate.of(other, null, "d", true, 1, 10, 0.01);
+            long a = plain.claimSlot();
+            long b = plain.claimSlot();
+            assertEquals(0, Delegate.ticket(b));
+            assertEquals(1, Delegate.inFlightWith(a));
+            assertEquals(2, Delegate.inFlightWith(b));
+            assertEquals(2, plain.inFlight());
+            assertEquals(1, plain.releaseSlot());
+            assertEquals(0, plain.releaseSlot());
+        } finally {
+            other.shutdownNow();
+        }
+    }
+
+    /** The ticket wraps at 2^31 without touching the slots in use. */
+    @Test
+    void theTicketWrapsWithoutTouchingTheCount() throws Exception {
+        ConcurrencyLimit limit = new ConcurrencyLimit(4);
+        java.lang.reflect.Field f = ConcurrencyLimit.class.getDeclaredField("word");
+        f.setAccessible(true);
+        ((java.util.concurrent.atomic.AtomicLong) f.get(limit)).set(-1L << 32); // ticket 2^32 - 1
+        long claim = limit.tryAcquireTicket();
+        assertEquals((1L << 31) - 1, claim >>> 32);
+        assertEquals(1, limit.inUse());
+        assertEquals(0, limit.tryAcquireTicket() >>> 32, "wrapped");
+        assertEquals(2, limit.inUse());
+        assertEquals(1, limit.release());
     }
 }

@@ -134,13 +134,13 @@ class StartLoadTest {
         for (Future<?> f : futures) {
             f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
         }
-        await(() -> e.inFlight.get() == 0);
+        await(() -> e.inFlight() == 0);
     }
 
     /** Runs one task alone: started at concurrency 1, taking no ticker time. */
     private static void alone(PowerFlowExecutor e) throws Exception {
         e.submit(() -> { }).get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
-        await(() -> e.inFlight.get() == 0);
+        await(() -> e.inFlight() == 0);
     }
 
     /** Ends the window at one second of ticker time and lets the tick observe it. */

@@ -228,6 +228,14 @@ public final class Access {
         long submittedCount(PowerFlowController<?> c);
 
         /**
+         * Items admitted directly ({@link #tryAdmitDirect}, less those taken back).
+         *
+         * @param c the controller
+         * @return the count
+         */
+        long directCount(PowerFlowController<?> c);
+
+        /**
          * Items admitted.
          *
          * @param c the controller

@@ -83,6 +83,11 @@ final class ControllerHooks implements Access.ControllerAccess {
     }
 
     @Override
+    public long directCount(PowerFlowController<?> c) {
+        return c.admission().directCount();
+    }
+
+    @Override
     public long admittedCount(PowerFlowController<?> c) {
         return c.admittedCount();
     }

@@ -79,6 +79,11 @@ final class FlowAdmission<T> {
         return queue.offered() + direct.sum();
     }
 
+    /** Items admitted directly ({@link #tryAdmitDirect()}, less those taken back). */
+    long directCount() {
+        return direct.sum();
+    }
+
     /** Items admitted. */
     long admittedCount() {
         return admitted.sum() + direct.sum();
