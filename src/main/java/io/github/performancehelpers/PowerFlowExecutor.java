@@ -643,7 +643,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (d.threadPerTask && job.timing > 0) { // timed and counted (not if the state check failed)
             timedDirect.decrement(); // refused: never accepted, and the admission is taken back
         }
-        LOOP.unadmitDirect(controller, admission);
+        LOOP.unadmitDirect(controller, admission); // counted taken back, before the slot (see untimedCompleted)
         releaseSlot();
         rejected.increment();
         throw shutDownRejection();
@@ -1256,12 +1256,13 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     }
 
     /**
-     * The untimed direct tasks that completed normally: the direct admissions, less the timed
-     * direct tasks, less every task in flight, less the untimed ones that failed or
-     * were cancelled; 0 on a delegate that does not sample. The in-flight count is read right
-     * after the admissions: a task among them that is not in flight then has ended, and was
-     * counted as timed or abnormal before its slot was given back, so before the later reads; so
-     * no task is counted as completed before it is. While tasks run the figure lags by at most
+     * The untimed direct tasks that completed normally: the direct admissions made, less every
+     * task in flight, the timed direct tasks, the untimed ones that failed or were cancelled, and
+     * the admissions taken back (a submitter that met a shutdown); 0 on a delegate that does not
+     * sample. The admissions (a count that never falls) are read first and the in-flight count
+     * right after: a task among the admissions that is not in flight then has given its slot
+     * back, and everything it counted (timed, abnormal, taken back) it counted before that, so
+     * before the later reads; so no task is counted as completed before it is. While tasks run the figure lags by at most
      * the tasks in flight; once the executor is idle it is exact. Kept monotonic: never below a
      * figure already reported, itself never above the truth.
      */
@@ -1271,7 +1272,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         long direct = LOOP.directCount(controller);
         long inFlightNow = inFlight();
-        long derived = direct - inFlightNow - timedDirect.sum() - untimedAbnormal.sum();
+        long derived = direct - inFlightNow - timedDirect.sum() - untimedAbnormal.sum()
+                - LOOP.directTakenBackCount(controller);
         return untimedCompletedSeen.accumulateAndGet(derived, Math::max);
     }
 

@@ -228,12 +228,20 @@ public final class Access {
         long submittedCount(PowerFlowController<?> c);
 
         /**
-         * Items admitted directly ({@link #tryAdmitDirect}, less those taken back).
+         * Direct admissions made ({@link #tryAdmitDirect}), those taken back included: never falls.
          *
          * @param c the controller
          * @return the count
          */
         long directCount(PowerFlowController<?> c);
+
+        /**
+         * Direct admissions taken back ({@link #unadmitDirect}).
+         *
+         * @param c the controller
+         * @return the count
+         */
+        long directTakenBackCount(PowerFlowController<?> c);
 
         /**
          * Items admitted.

@@ -88,6 +88,11 @@ final class ControllerHooks implements Access.ControllerAccess {
     }
 
     @Override
+    public long directTakenBackCount(PowerFlowController<?> c) {
+        return c.admission().directTakenBackCount();
+    }
+
+    @Override
     public long admittedCount(PowerFlowController<?> c) {
         return c.admittedCount();
     }

@@ -37,6 +37,12 @@ final class FlowAdmission<T> {
      * offers are {@link PowerQueue#offered()}.
      */
     private final LongAdder direct = new LongAdder();
+    /**
+     * Direct admissions taken back ({@link #unadmitDirect}). Counted apart rather than taken off
+     * {@link #direct}, so that {@link #directCount()} never falls (the executor derives untimed
+     * completions from it, see there).
+     */
+    private final LongAdder directTakenBack = new LongAdder();
     /** Items admitted from the queue. */
     private final LongAdder admitted = new LongAdder();
 
@@ -76,17 +82,22 @@ final class FlowAdmission<T> {
 
     /** Items submitted: accepted by the queue, or admitted directly. */
     long submittedCount() {
-        return queue.offered() + direct.sum();
+        return queue.offered() + direct.sum() - directTakenBack.sum();
     }
 
-    /** Items admitted directly ({@link #tryAdmitDirect()}, less those taken back). */
+    /** Direct admissions made ({@link #tryAdmitDirect()}), those taken back included: never falls. */
     long directCount() {
         return direct.sum();
     }
 
+    /** Direct admissions taken back ({@link #unadmitDirect}). */
+    long directTakenBackCount() {
+        return directTakenBack.sum();
+    }
+
     /** Items admitted. */
     long admittedCount() {
-        return admitted.sum() + direct.sum();
+        return admitted.sum() + direct.sum() - directTakenBack.sum();
     }
 
     /** Blocks until the queue holds an item, without removing it: the dispatcher's wait for work. */
@@ -157,7 +168,7 @@ final class FlowAdmission<T> {
         if (admission == Access.ControllerAccess.DIRECT_CHARGED) {
             refundAdmission();
         }
-        direct.decrement();
+        directTakenBack.increment();
     }
 
     /**
