@@ -200,12 +200,7 @@ class DelegateTest {
     @Test
     void aClaimCarriesItsTicketAndTheSlotsInUse() {
         Delegate d = Delegate.of(null, null, "d", true, 3, 10, 0.01);
-        long first = d.claimSlot();
-        long second = d.claimSlot();
-        assertEquals(0, Delegate.ticket(first));
-        assertEquals(1, Delegate.ticket(second));
-        assertEquals(1, Delegate.inFlightWith(first));
-        assertEquals(2, Delegate.inFlightWith(second));
+        claimTwo(d, 1);
         assertEquals(1, d.releaseSlot());
         assertEquals(2, Delegate.ticket(d.claimSlot()));
         assertEquals(3, Delegate.ticket(d.claimSlot()));
@@ -223,17 +218,23 @@ class DelegateTest {
         ExecutorService other = Executors.newSingleThreadExecutor();
         try {
             Delegate plain = Delegate.of(other, null, "d", true, 1, 10, 0.01);
-            long a = plain.claimSlot();
-            long b = plain.claimSlot();
-            assertEquals(0, Delegate.ticket(b));
-            assertEquals(1, Delegate.inFlightWith(a));
-            assertEquals(2, Delegate.inFlightWith(b));
+            claimTwo(plain, 0);
             assertEquals(2, plain.inFlight());
             assertEquals(1, plain.releaseSlot());
             assertEquals(0, plain.releaseSlot());
         } finally {
             other.shutdownNow();
         }
+    }
+
+    /** Claims two slots of an idle delegate: tickets 0 and {@code secondTicket}, one and two in flight. */
+    private static void claimTwo(Delegate d, long secondTicket) {
+        long first = d.claimSlot();
+        long second = d.claimSlot();
+        assertEquals(0, Delegate.ticket(first));
+        assertEquals(secondTicket, Delegate.ticket(second));
+        assertEquals(1, Delegate.inFlightWith(first));
+        assertEquals(2, Delegate.inFlightWith(second));
     }
 
     /** The ticket wraps at 2^31 without touching the slots in use. */
