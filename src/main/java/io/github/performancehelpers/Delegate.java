@@ -110,9 +110,11 @@ abstract class Delegate {
     /*
      * A slot is the executor's in-flight count: taken before a task is handed off (by the
      * submitter on the fast path, by the dispatcher before it takes the queue's head), kept
-     * across a chain, given back when the chain ends or the hand-off does not happen. One atomic
-     * word on each side, where a slot and a separate in-flight counter were two (on the virtual
-     * delegate, a tenth of a trivial task's cost; benchmarks/executor.md).
+     * across a chain, given back to its stripe when the chain ends or the hand-off does not
+     * happen. One atomic word on each side, where a slot and a separate in-flight counter were
+     * two (on the virtual delegate, a tenth of a trivial task's cost; benchmarks/executor.md);
+     * on the virtual delegate the words are striped (ConcurrencyLimit), because submitters on
+     * several threads otherwise all update one line.
      */
 
     /** Takes a slot if one is free (on a delegate that is not sized, always). */
@@ -124,39 +126,45 @@ abstract class Delegate {
      * Takes a slot if one is free (on a delegate that is not sized, always).
      *
      * @return -1 if none was free; else a claim, read with {@link #ticket(long)} and
-     *     {@link #inFlightWith(long)}
+     *     {@link #stripe(long)}
      */
     final long claimSlot() {
         if (limit == null) {
-            return Math.min(unsizedInFlight.getAndIncrement(), Integer.MAX_VALUE);
+            unsizedInFlight.getAndIncrement();
+            return 0L;
         }
         return limit.tryAcquireTicket();
     }
 
-    /** A claim's ticket: consecutive on a sized delegate (modulo 2<sup>31</sup>), 0 otherwise. */
+    /**
+     * A claim's ticket: consecutive within its stripe on a sized delegate (modulo 2<sup>31</sup>),
+     * 0 otherwise.
+     */
     static long ticket(long claim) {
-        return claim >>> 32;
+        return ConcurrencyLimit.ticket(claim);
     }
 
-    /** The tasks in flight with a claim's, itself included. */
-    static int inFlightWith(long claim) {
-        return (int) (claim & 0x7FFF_FFFFL) + 1;
+    /** A claim's stripe, which {@link #releaseSlot(int)} takes back (0 on a delegate not sized). */
+    static int stripe(long claim) {
+        return ConcurrencyLimit.stripe(claim);
     }
+
+    /** {@link #acquireSlot()}'s result: it waited for the slot. */
+    static final long WAITED = 1L << 32;
 
     /**
      * Takes a slot, waiting for one if none is free.
      *
-     * @return true if it waited
+     * @return the slot's stripe (the low 32 bits), with {@link #WAITED} set if it waited
      * @throws InterruptedException if interrupted while waiting
      */
-    final boolean acquireSlot() throws InterruptedException {
+    final long acquireSlot() throws InterruptedException {
         if (limit == null) {
             unsizedInFlight.incrementAndGet();
-        } else if (!limit.tryAcquire()) {
-            limit.acquire();
-            return true;
+            return 0L;
         }
-        return false;
+        long claim = limit.tryAcquireTicket();
+        return claim >= 0 ? stripe(claim) : limit.acquire() | WAITED;
     }
 
     /** The slots taken now: the tasks handed to the delegate and not yet ended (0 if not sized). */
@@ -170,13 +178,15 @@ abstract class Delegate {
     }
 
     /**
-     * Gives a slot back; the executor's {@code releaseSlot()} is the caller, which signals the
-     * last one of a shutdown.
-     *
-     * @return the slots still taken
+     * Gives a slot back to the stripe its claim named; the executor's {@code releaseSlot(int)} is
+     * the caller, which signals the last one of a shutdown.
      */
-    final long releaseSlot() {
-        return limit != null ? limit.release() : unsizedInFlight.decrementAndGet();
+    final void releaseSlot(int stripe) {
+        if (limit != null) {
+            limit.release(stripe);
+        } else {
+            unsizedInFlight.decrementAndGet();
+        }
     }
 
     /** Whether more slots are in use than the limit allows (it was lowered): a chain must end. */
@@ -281,7 +291,7 @@ abstract class Delegate {
     /**
      * For {@code shutdownNow()}: takes back the executor's tasks the delegate holds but has not
      * started, adds each as it was submitted to {@code never}, and gives back each one's slot and
-     * in-flight count ({@code executor.releaseSlot()}); stops an owned delegate and adds its own tasks.
+     * in-flight count ({@code executor.releaseSlot(int)}); stops an owned delegate and adds its own tasks.
      */
     abstract void takeBack(PowerFlowExecutor executor, List<Runnable> never);
 
@@ -344,7 +354,8 @@ abstract class Delegate {
         private final Recorders recorders;
 
         VirtualThreads(String name, boolean fastPaths, int size, int maxConcurrency, double relativeAccuracy) {
-            super(new ConcurrencyLimit(size), false, fastPaths, true, size);
+            super(new ConcurrencyLimit(size, ConcurrencyLimit.stripesFor(Runtime.getRuntime().availableProcessors())),
+                    false, fastPaths, true, size);
             this.recorders = new Recorders(maxConcurrency, relativeAccuracy);
             // One shared name for every worker ("name-worker"), not a numbered one: a numbered name
             // makes the JDK build a new String per virtual thread, that is per task (see
@@ -504,7 +515,7 @@ abstract class Delegate {
             for (Runnable r : fromPool) {
                 if (r instanceof Job j && j.owner == executor) {
                     never.add(j.task);
-                    executor.releaseSlot();
+                    executor.releaseSlot(j.slot());
                 } else {
                     never.add(r); // the owned pool's own tasks, given to it directly
                 }
@@ -563,7 +574,7 @@ abstract class Delegate {
             for (Runnable r : executor.shutdownNow()) {
                 if (r instanceof Job j && j.owner == owner) {
                     never.add(j.task);
-                    owner.releaseSlot();
+                    owner.releaseSlot(j.slot());
                 } else {
                     never.add(r);
                 }

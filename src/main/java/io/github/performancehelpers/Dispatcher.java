@@ -67,6 +67,8 @@ final class Dispatcher {
      * terminates it itself: the dispatcher takes nothing more and exits at its next step.
      */
     private volatile boolean retired;
+    /** The stripe of the slot the dispatcher holds (taken in step 2); its own thread's only. */
+    private int slot;
 
     Dispatcher(PowerFlowExecutor ex, PowerFlowController<Runnable> controller, Delegate delegate, Ticker ticker,
             boolean hasGlobalLimiter) {
@@ -190,7 +192,9 @@ final class Dispatcher {
     /** Step 2: returns AGAIN (interrupted), GO (a slot was free) or WAITED; a slot is held after GO or WAITED. */
     private int awaitSlot() {
         try {
-            return delegate.acquireSlot() ? WAITED : GO;
+            long acquired = delegate.acquireSlot();
+            slot = (int) acquired;
+            return (acquired & Delegate.WAITED) != 0 ? WAITED : GO;
         } catch (InterruptedException e) {
             return AGAIN; // re-read the state
         }
@@ -205,7 +209,7 @@ final class Dispatcher {
         lock.lock();
         try {
             if (ex.state >= PowerFlowExecutor.STOP || retired) {
-                ex.releaseSlot();
+                ex.releaseSlot(slot);
                 return stopped;
             }
             ex.held = claim; // the fast paths stand back from here
@@ -221,7 +225,7 @@ final class Dispatcher {
             }
             if (job == null) {
                 ex.held = null;
-                ex.releaseSlot();
+                ex.releaseSlot(slot);
                 return null;
             }
             ex.held = job;
@@ -246,7 +250,7 @@ final class Dispatcher {
                 if (release(job)) {
                     ex.cancelled.increment();
                 }
-                ex.releaseSlot();
+                ex.releaseSlot(slot);
                 return AGAIN;
             }
             long now = ex.sheddable(job) ? ticker.read() : 0L;
@@ -254,14 +258,14 @@ final class Dispatcher {
                 if (release(job)) {
                     ex.shed(job, now); // it waited for the limiter past the budget
                 }
-                ex.releaseSlot();
+                ex.releaseSlot(slot);
                 return AGAIN;
             }
             if (LOOP.tryAdmitHeld(controller, catchUp)) {
                 return GO;
             }
             if (ex.state >= PowerFlowExecutor.STOP) {
-                ex.releaseSlot();
+                ex.releaseSlot(slot);
                 return EXIT; // shutdownNow() takes `held`
             }
             long wait = LOOP.admitWaitNanos(controller);
@@ -301,10 +305,11 @@ final class Dispatcher {
         lock.lock();
         try {
             if (ex.held != job) { // taken back by shutdownNow()
-                ex.releaseSlot();
+                ex.releaseSlot(slot);
                 return false;
             }
             ex.held = null;
+            job.holdsSlotOf(slot);
             job.startsAt(ex.inFlight()); // its slot, taken in step 2, counts it in flight
             Thread.interrupted(); // do not hand a wake-up interrupt to a delegate's execute()
             ex.handOff(job);

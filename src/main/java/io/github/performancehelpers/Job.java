@@ -58,15 +58,35 @@ final class Job implements Runnable {
     /** The thread running the task, while it runs and running tasks are tracked; else null. */
     volatile Thread runner;
     /**
-     * The tasks in flight when this one was handed to the delegate, itself included, for the
-     * start-load test ({@link StartLoad}); for a chained task, those in flight as the chain takes
-     * it. 0 until then. Written before the hand-off, which publishes it.
+     * The stripe of the slot this task holds (see {@code ConcurrencyLimit}) in the top
+     * {@link #SLOT_BITS} bits, and in the others the tasks in flight when it was handed to the
+     * delegate, itself included, for the start-load test ({@link StartLoad}); for a chained task,
+     * those in flight as the chain takes it; 0 until then or where the task is not timed. One int
+     * for both: the job stays at 40 bytes. Written before the hand-off, which publishes it.
      */
-    int concurrency;
+    private int slotAndLoad;
+
+    private static final int SLOT_BITS = Integer.numberOfTrailingZeros(ConcurrencyLimit.MAX_STRIPES);
+    private static final int LOAD_MASK = (1 << (Integer.SIZE - SLOT_BITS)) - 1;
+
+    /** Notes that this task holds a slot of stripe {@code stripe} (below {@code 2^SLOT_BITS}). */
+    void holdsSlotOf(int stripe) {
+        slotAndLoad = stripe << (Integer.SIZE - SLOT_BITS) | (slotAndLoad & LOAD_MASK);
+    }
+
+    /** The stripe of the slot this task holds, for {@code releaseSlot}. */
+    int slot() {
+        return slotAndLoad >>> (Integer.SIZE - SLOT_BITS);
+    }
+
+    /** The tasks in flight when this one started (see {@link #startsAt}), 0 if not recorded. */
+    int concurrency() {
+        return slotAndLoad & LOAD_MASK;
+    }
 
     /** Records {@code inFlight}, the in-flight count as this task starts, as its concurrency. */
     void startsAt(long inFlight) {
-        concurrency = (int) Math.min(Integer.MAX_VALUE, inFlight);
+        slotAndLoad = (slotAndLoad & ~LOAD_MASK) | (int) Math.min(LOAD_MASK, Math.max(0L, inFlight));
     }
 
     Job(PowerFlowExecutor owner, Runnable task, long enqueuedAt) {
@@ -120,7 +140,7 @@ final class Job implements Runnable {
                 threw = false;
             } finally {
                 if (threw) { // the task's exception reaches the delegate's thread, as before
-                    endChain(ex, d, rec);
+                    endChain(ex, d, rec, slot());
                 }
             }
             Job next = d.chains && now != UNTIMED ? nextJobOrEnd(ex, d, now) : null;
@@ -129,6 +149,7 @@ final class Job implements Runnable {
             }
             // The worker keeps its in-flight count for the next task: what is in flight now is
             // that task's concurrency (a read of a line other tasks write, once per chained task).
+            next.holdsSlotOf(slot());
             next.startsAt(d.inFlight());
             if (!d.continueChain(ex, next)) {
                 return; // handed off to a thread of its own, which goes on with the chain
@@ -147,7 +168,7 @@ final class Job implements Runnable {
             }
             j = next;
         }
-        endChain(ex, d, rec);
+        endChain(ex, d, rec, slot());
     }
 
     /** In {@link #run()}: the task was not timed, so there is no end time to go on with. */
@@ -183,9 +204,10 @@ final class Job implements Runnable {
 
     /**
      * Ends a chain on its thread: the recorder's counts are added and the recorder is given back
-     * (if one was claimed), then the running gauge, the slot and the in-flight count.
+     * (if one was claimed), then the running gauge, and the slot (of stripe {@code slot}), which
+     * is the in-flight count.
      */
-    private static void endChain(PowerFlowExecutor ex, Delegate d, Recorder rec) {
+    private static void endChain(PowerFlowExecutor ex, Delegate d, Recorder rec, int slot) {
         if (rec != null) {
             rec.flush(ex);
             rec.release();
@@ -193,7 +215,7 @@ final class Job implements Runnable {
         if (!d.threadPerTask) {
             ex.running.decrement();
         }
-        ex.releaseSlot();
+        ex.releaseSlot(slot);
     }
 
     /**
@@ -242,6 +264,7 @@ final class Job implements Runnable {
                 r.run.recordNanos(ran, w);
                 r.endToEnd.recordNanos(total, w);
                 r.recorded++;
+                int concurrency = concurrency();
                 if (slowRun > 0 && concurrency > 0) {
                     r.load.add(concurrency, ran, ran > slowRun, ex.startLoad.isHigh(concurrency));
                 }
@@ -249,6 +272,7 @@ final class Job implements Runnable {
                 ex.controller.latency().recordNanos(ran, w);
                 LOOP.countRecorded(ex.controller, 1);
                 ex.endToEnd.recordNanos(total, w);
+                int concurrency = concurrency();
                 if (slowRun > 0 && concurrency > 0) {
                     ex.startLoad.add(concurrency, ran, ran > slowRun);
                 }

@@ -610,16 +610,18 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (claim < 0) {
             return false;
         }
+        int slot = Delegate.stripe(claim);
         int admission = LOOP.tryAdmitDirect(controller);
         if (admission == Access.ControllerAccess.DIRECT_REFUSED) {
-            releaseSlot();
+            releaseSlot(slot);
             return false;
         }
-        job.startsAt(Delegate.inFlightWith(claim));
+        job.holdsSlotOf(slot);
         if (state == RUNNING) {
             int mask = sampleMask;
             if ((Delegate.ticket(claim) & mask) == 0) { // timed, standing for mask + 1 tasks (1 unless sampling)
                 job.timing = mask + 1;
+                job.startsAt(d.inFlight()); // its own slot included
                 job.enqueuedAt = ticker.read();
                 observability.onSubmit(job.enqueuedAt);
                 if (d.threadPerTask) {
@@ -644,7 +646,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             timedDirect.decrement(); // refused: never accepted, and the admission is taken back
         }
         LOOP.unadmitDirect(controller, admission); // counted taken back, before the slot (see untimedCompleted)
-        releaseSlot();
+        releaseSlot(slot);
         rejected.increment();
         throw shutDownRejection();
     }
@@ -908,7 +910,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (job.timing == Job.UNTIMED_DIRECT) {
             untimedAbnormal.increment(); // before the slot, as untimedCompleted() requires
         }
-        releaseSlot();
+        releaseSlot(job.slot());
         internalFailures.incrementAndGet();
         if (job.task instanceof Future<?> f) {
             f.cancel(false);
@@ -926,11 +928,13 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     }
 
     /**
-     * Gives a slot back: a task in flight has ended (or was taken back), or a hand-off did not
-     * happen. The last one of a shutdown signals.
+     * Gives a slot of stripe {@code slot} back: a task in flight has ended (or was taken back), or
+     * a hand-off did not happen. The last one of a shutdown signals: each releaser updates its
+     * stripe and then reads them all, so of two last releases racing, the later sees none in use.
      */
-    void releaseSlot() {
-        if (delegate.releaseSlot() == 0 && state >= SHUTDOWN) {
+    void releaseSlot(int slot) {
+        delegate.releaseSlot(slot);
+        if (state >= SHUTDOWN && delegate.inFlight() == 0) {
             signalQuiescent();
         }
     }

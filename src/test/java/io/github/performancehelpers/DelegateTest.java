@@ -39,19 +39,23 @@ class DelegateTest {
         Delegate d = Delegate.of(null, null, "d", true, 2, 10, 0.01);
         assertTrue(d.chains);
         assertEquals(2, d.poolSize());
-        assertTrue(d.tryAcquireSlot());
+        long first = d.claimSlot();
+        assertTrue(first >= 0);
         assertFalse(d.full());
-        assertTrue(d.tryAcquireSlot());
+        long second = d.claimSlot();
+        assertTrue(second >= 0);
         assertTrue(d.full());
         assertFalse(d.tryAcquireSlot());
         d.resize(3);
         assertEquals(3, d.poolSize());
-        assertTrue(d.tryAcquireSlot());
+        long third = d.claimSlot();
+        assertTrue(third >= 0);
         d.resize(1);
         assertTrue(d.overLimit());
-        d.releaseSlot();
-        d.releaseSlot();
+        d.releaseSlot(Delegate.stripe(first));
+        d.releaseSlot(Delegate.stripe(second));
         assertFalse(d.overLimit());
+        assertEquals(1, d.inFlight());
         assertTrue(d.threadPerTask);
         assertNotNull(d.recorders()); // each task claims one as it ends
         assertFalse(Delegate.of(null, null, "d", false, 1, 10, 0.01).chains);
@@ -78,16 +82,19 @@ class DelegateTest {
         assertTrue(started.await(30, TimeUnit.SECONDS));
         Delegate d = ex.delegate;
         // A hand-off that had taken its slot and in-flight count just before shutdownNow().
-        assertTrue(d.tryAcquireSlot());
+        long claim = d.claimSlot();
+        assertTrue(claim >= 0);
         // (the slot is the in-flight count)
         ex.shutdownNow();
         assertTrue(interrupted.await(30, TimeUnit.SECONDS), "shutdownNow() interrupts a running task");
         AtomicBoolean sawInterrupt = new AtomicBoolean();
         CountDownLatch ran = new CountDownLatch(1);
-        d.start(new Job(ex, () -> {
+        Job late = new Job(ex, () -> {
             sawInterrupt.set(Thread.currentThread().isInterrupted());
             ran.countDown();
-        }, ex.ticker.read()));
+        }, ex.ticker.read());
+        late.holdsSlotOf(Delegate.stripe(claim));
+        d.start(late);
         assertTrue(ran.await(30, TimeUnit.SECONDS), "the late task runs");
         assertTrue(sawInterrupt.get(), "and sees the stopping executor's interrupt");
         assertTrue(ex.awaitTermination(30, TimeUnit.SECONDS));
@@ -193,36 +200,38 @@ class DelegateTest {
     }
 
     /**
-     * A slot claim carries the acquisition's ticket (consecutive, refusals taking none) and the
-     * slots in use with it; a release says how many are left. A delegate that is not sized counts
-     * its tasks in flight the same way, with ticket 0.
+     * A slot claim on a pool's gate (one stripe) carries the acquisition's ticket (consecutive,
+     * refusals taking none); the slots in use are the tasks in flight. A delegate that is not
+     * sized counts its tasks in flight the same way, with ticket 0.
      */
     @Test
-    void aClaimCarriesItsTicketAndTheSlotsInUse() {
-        Delegate d = Delegate.of(null, null, "d", true, 3, 10, 0.01);
-        claimTwo(d, 1);
-        assertEquals(1, d.releaseSlot());
-        assertEquals(2, Delegate.ticket(d.claimSlot()));
-        assertEquals(3, Delegate.ticket(d.claimSlot()));
-        assertEquals(-1, d.claimSlot(), "all three slots taken");
-        assertEquals(3, d.inFlight());
-        d.releaseSlot();
-        long fifth = d.claimSlot();
-        assertEquals(4, Delegate.ticket(fifth), "a refusal takes no ticket");
-        assertEquals(3, Delegate.inFlightWith(fifth));
-        assertEquals(2, d.releaseSlot());
-        assertEquals(1, d.releaseSlot());
-        assertEquals(0, d.releaseSlot());
-        assertEquals(0, d.inFlight());
-
+    void aClaimCarriesItsTicket() {
+        ThreadPoolExecutor tpe = pool(3);
         ExecutorService other = Executors.newSingleThreadExecutor();
         try {
+            Delegate d = Delegate.of(tpe, null, "d", true, 3, 10, 0.01);
+            claimTwo(d, 1);
+            d.releaseSlot(0);
+            assertEquals(1, d.inFlight());
+            assertEquals(2, Delegate.ticket(d.claimSlot()));
+            assertEquals(3, Delegate.ticket(d.claimSlot()));
+            assertEquals(-1, d.claimSlot(), "all three slots taken");
+            assertEquals(3, d.inFlight());
+            d.releaseSlot(0);
+            assertEquals(4, Delegate.ticket(d.claimSlot()), "a refusal takes no ticket");
+            for (int i = 0; i < 3; i++) {
+                d.releaseSlot(0);
+            }
+            assertEquals(0, d.inFlight());
+
             Delegate plain = Delegate.of(other, null, "d", true, 1, 10, 0.01);
             claimTwo(plain, 0);
-            assertEquals(2, plain.inFlight());
-            assertEquals(1, plain.releaseSlot());
-            assertEquals(0, plain.releaseSlot());
+            plain.releaseSlot(0);
+            assertEquals(1, plain.inFlight());
+            plain.releaseSlot(0);
+            assertEquals(0, plain.inFlight());
         } finally {
+            tpe.shutdownNow();
             other.shutdownNow();
         }
     }
@@ -230,25 +239,29 @@ class DelegateTest {
     /** Claims two slots of an idle delegate: tickets 0 and {@code secondTicket}, one and two in flight. */
     private static void claimTwo(Delegate d, long secondTicket) {
         long first = d.claimSlot();
+        assertEquals(1, d.inFlight());
         long second = d.claimSlot();
+        assertEquals(2, d.inFlight());
         assertEquals(0, Delegate.ticket(first));
         assertEquals(secondTicket, Delegate.ticket(second));
-        assertEquals(1, Delegate.inFlightWith(first));
-        assertEquals(2, Delegate.inFlightWith(second));
     }
 
     /** The ticket wraps at 2^31 without touching the slots in use. */
     @Test
     void theTicketWrapsWithoutTouchingTheCount() throws Exception {
         ConcurrencyLimit limit = new ConcurrencyLimit(4);
-        java.lang.reflect.Field f = ConcurrencyLimit.class.getDeclaredField("word");
+        java.lang.reflect.Field f = ConcurrencyLimit.class.getDeclaredField("words");
         f.setAccessible(true);
-        ((java.util.concurrent.atomic.AtomicLong) f.get(limit)).set(-1L << 32); // ticket 2^32 - 1
+        java.util.concurrent.atomic.AtomicLongArray words = (java.util.concurrent.atomic.AtomicLongArray) f.get(limit);
+        for (int i = 0; i < words.length(); i++) {
+            words.set(i, -1L << 32); // ticket 2^32 - 1 wherever the stripe's word is
+        }
         long claim = limit.tryAcquireTicket();
-        assertEquals((1L << 31) - 1, claim >>> 32);
+        assertEquals((1L << 31) - 1, ConcurrencyLimit.ticket(claim));
         assertEquals(1, limit.inUse());
-        assertEquals(0, limit.tryAcquireTicket() >>> 32, "wrapped");
+        assertEquals(0, ConcurrencyLimit.ticket(limit.tryAcquireTicket()), "wrapped");
         assertEquals(2, limit.inUse());
-        assertEquals(1, limit.release());
+        limit.release(ConcurrencyLimit.stripe(claim));
+        assertEquals(1, limit.inUse());
     }
 }
