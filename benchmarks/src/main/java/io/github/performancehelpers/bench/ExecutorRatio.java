@@ -71,6 +71,7 @@ public final class ExecutorRatio {
                 ra[p] = child(a, work, threads);
             }
             ratio[p] = ra[p] / rb[p];
+            System.out.printf("  pair %d: %s %.2f M/s, %s %.2f M/s, ratio %.3f%n", p + 1, a, ra[p] / 1e6, b, rb[p] / 1e6, ratio[p]);
         }
         System.out.printf("%s / %s, work %s ns, %s submitters, %d pairs of JVMs: median ratio %.3f"
                 + " (quartiles %.3f-%.3f); median %s %.2f M/s, %s %.2f M/s%n",
