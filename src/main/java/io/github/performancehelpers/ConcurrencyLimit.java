@@ -53,7 +53,7 @@ final class ConcurrencyLimit {
     /** The most stripes {@link #stripesFor(int)} gives. */
     static final int MAX_STRIPES = 16;
 
-    /** Stripe {@code i}'s word at index {@code (i + 1) * SPACING}: padded on both sides. */
+    /** Stripe {@code i}'s word at index {@link #at}{@code (i)}: padded on both sides. */
     private final AtomicLongArray words;
     private final int stripes;
     private final int stripeBits;
@@ -104,8 +104,14 @@ final class ConcurrencyLimit {
         return limit;
     }
 
-    int stripes() {
-        return stripes;
+    /** The index of stripe {@code i}'s word in {@link #words}. */
+    private static int at(int i) {
+        return (i + 1) * SPACING;
+    }
+
+    /** The claim of an acquisition from stripe {@code i} whose word read {@code w} before it. */
+    private static long claimOf(long w, int i) {
+        return (w & ~IN_USE & Long.MAX_VALUE) | i;
     }
 
     /** Stripe {@code i}'s share of limit {@code lim}: the shares differ by at most one and sum to it. */
@@ -143,10 +149,9 @@ final class ConcurrencyLimit {
         for (int k = 0; k < stripes; k++) {
             int i = (first + k) & (stripes - 1);
             int share = share(i, lim);
-            int at = (i + 1) * SPACING;
-            for (long w; (int) ((w = words.get(at)) & IN_USE) < share; ) {
-                if (words.compareAndSet(at, w, w + TICKET + 1)) { // the ticket's carry leaves the word
-                    return (w & ~IN_USE & Long.MAX_VALUE) | i;
+            for (long w; (int) ((w = words.get(at(i))) & IN_USE) < share; ) {
+                if (words.compareAndSet(at(i), w, w + TICKET + 1)) { // the ticket's carry leaves the word
+                    return claimOf(w, i);
                 }
             }
         }
@@ -162,7 +167,7 @@ final class ConcurrencyLimit {
             boolean balanced = true;
             int under = -1;
             for (int i = 0; i < stripes; i++) {
-                int inUse = (int) (words.get((i + 1) * SPACING) & IN_USE);
+                int inUse = (int) (words.get(at(i)) & IN_USE);
                 int share = share(i, lim);
                 sum += inUse;
                 balanced &= inUse <= share;
@@ -176,11 +181,9 @@ final class ConcurrencyLimit {
             if (sum >= lim || under < 0) {
                 return -1L;
             }
-            int at = (under + 1) * SPACING;
             // Under its share, and acquisitions wait for the lock now: only releases race here
             // (and a try that read the old limit just before the change).
-            long w = words.getAndAdd(at, TICKET + 1);
-            return (w & ~IN_USE & Long.MAX_VALUE) | under;
+            return claimOf(words.getAndAdd(at(under), TICKET + 1), under);
         } finally {
             lock.unlock();
         }
@@ -224,7 +227,7 @@ final class ConcurrencyLimit {
 
     /** Returns a permit to {@code stripe}, the stripe its claim named. */
     void release(int stripe) {
-        words.getAndAdd((stripe + 1) * SPACING, -1L);
+        words.getAndAdd(at(stripe), -1L);
         if (waiters > 0) {
             signalAll();
         }
@@ -251,8 +254,8 @@ final class ConcurrencyLimit {
      */
     int inUse() {
         long sum = 0;
-        for (int i = 1; i <= stripes; i++) {
-            sum += (int) (words.get(i * SPACING) & IN_USE);
+        for (int i = 0; i < stripes; i++) {
+            sum += (int) (words.get(at(i)) & IN_USE);
         }
         return (int) sum;
     }
