@@ -25,8 +25,8 @@ import io.github.performancehelpers.internal.Access;
  * the hot paths they inline as the field accesses they replace; the per-kind operations are
  * abstract, and each executor's call sites see one subclass.
  *
- * <p><b>Thread safety.</b> Every method may be called from any thread; {@link #resize(int)} from
- * one thread at a time (the tick).
+ * <p><b>Thread safety.</b> Every method may be called from any thread; {@link #resize(int)} and
+ * {@link #capInFlight(int)} are synchronized with each other.
  */
 abstract class Delegate {
 
@@ -58,6 +58,8 @@ abstract class Delegate {
     final boolean threadPerTask;
     /** The size in force (the {@link PoolSizer}'s figure); written by {@link #resize(int)}. */
     private volatile int sizeInForce;
+    /** The executor's cap on the tasks in flight; written by {@link #capInFlight(int)}. */
+    private volatile int inFlightCap = InFlightCap.OPEN;
 
     private Delegate(ConcurrencyLimit limit, boolean trackRunning, boolean chains, boolean threadPerTask, int size) {
         this.limit = limit;
@@ -237,12 +239,30 @@ abstract class Delegate {
      *
      * @throws RuntimeException if the delegate refuses the new size
      */
-    final void resize(int size) {
+    final synchronized void resize(int size) {
         if (limit != null) {
             sizeInForce = size;
-            limit.setLimit(slotsFor(size));
+            limit.setLimit(Math.min(slotsFor(size), inFlightCap));
             resized(size);
         }
+    }
+
+    /**
+     * Applies the executor's cap on the tasks in flight ({@link InFlightCap}, at least 1;
+     * {@link InFlightCap#OPEN} for none): the slots are the fewer of the size's and the cap, the
+     * pool's threads stay the size. Called by the tick; synchronized with {@link #resize(int)},
+     * which the callback thread calls, so that the limit always reflects the latest of both.
+     */
+    final synchronized void capInFlight(int cap) {
+        if (limit != null && cap != inFlightCap) {
+            inFlightCap = cap;
+            limit.setLimit(Math.min(slotsFor(sizeInForce), cap));
+        }
+    }
+
+    /** {@return the cap on the tasks in flight in force, {@link InFlightCap#OPEN} when none} */
+    final int inFlightCap() {
+        return inFlightCap;
     }
 
     /** The slots for a size: the size itself, unless a kind keeps more tasks in flight per thread. */

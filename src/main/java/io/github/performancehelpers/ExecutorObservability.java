@@ -75,6 +75,7 @@ final class ExecutorObservability implements AutoCloseable {
             p.gauge(FlowMetric.LAST_OBSERVED_P99, () -> e.controller().lastObservedP99());
             p.gauge(FlowMetric.DEPTH, () -> e.controller().depth());
             p.gauge(FlowMetric.POOL_SIZE, e::poolSize);
+            p.gauge(FlowMetric.IN_FLIGHT_LIMIT, e::inFlightLimit);
             p.gauge(FlowMetric.RUNNING, () -> e.runningNow());
             p.gauge(FlowMetric.SATURATED, () -> LOOP.loopSaturated(e.controller()) ? 1 : 0);
             p.gauge(FlowMetric.STALE, () -> isStale() ? 1 : 0);
@@ -209,6 +210,11 @@ final class ExecutorObservability implements AutoCloseable {
         @Override
         public int getPoolSize() {
             return executor.poolSize();
+        }
+
+        @Override
+        public int getInFlightLimit() {
+            return executor.inFlightLimit();
         }
 
         @Override

@@ -115,11 +115,32 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  *     and reports {@link Stats#targetUnreachable()}; where the demand is under the rate it finds
  *     that without a cut, when the tasks over the target started at no higher concurrency (tasks
  *     in flight) than the rest.</li>
+ * <li><b>The tasks in flight</b> (the downstream queues inside): on a sized delegate (the
+ *     default one, a {@code ThreadPoolExecutor}), outside fixed-rate mode, each window also sets a
+ *     cap on the tasks in flight from the run time (see "The cap on tasks in flight" below).</li>
  * </ul>
  * A task's end-to-end latency, submit to end, is in {@link Stats#endToEndP99()} and
  * {@link Stats#lastEndToEndP99()} beside the run time ({@link Stats#p99()}); both are in the
  * metrics, the MXBean and the {@code ExecutorWindow} JFR event. The wait the budget bounds runs
  * from the {@code submit} call to the task's start (queue, rate limiter and slot).
+ *
+ * <h2>The cap on tasks in flight</h2>
+ * A downstream that queues inside (a FIFO server such as a partner's quota, a database with
+ * fewer slots than the pool in front of it) holds every call started past what it serves at once,
+ * where nothing can shed it and each call waits behind the others: a rate a few percent over such
+ * a downstream's capacity fills it to the pool's size, and the run time alone then exceeds the
+ * target whatever the rate does next. So while callers are late (the window's end-to-end p99 over
+ * the target, or tasks refused or shed), a run-time p99 over half the target cuts the tasks in
+ * flight, by Little's law to what brings the run time to that half; the other half is the wait
+ * budget's, and the calls held back wait here, where the budget sheds them in time. A cut that
+ * costs throughput (the calls were being served, not queued) is undone, and the run time it read
+ * becomes the budget; a cap under its budget grows (a downstream given capacity back is found
+ * within a window or two); a cap that binds nothing for ten windows with callers on time is
+ * dropped, and none is kept while the target is unreachable. A window on which the cap is cut is
+ * not given to the rate law, which holds its rate for it (one actuator a window; the next
+ * window shows what the cut did). {@link #inFlightLimit()} (and
+ * {@link Stats#inFlightLimit()}, the metric, the MXBean and the JFR window event) shows it; the
+ * pool's threads stay as sized.
  *
  * <h2>Delegates</h2>
  * <ul>
@@ -383,6 +404,13 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     final StartLoad startLoad = new StartLoad();
     /** The longest a task may wait before it starts (see "Shedding and the rate"); set by the tick. */
     private final WaitBudget budget;
+    /**
+     * The most tasks in flight on a sized delegate, from the run time (see "The cap on tasks in
+     * flight"); stepped by the tick. Null in fixed-rate mode and on a delegate that is not sized.
+     */
+    private final InFlightCap inFlightCap;
+    /** The refusals and sheds counted up to the last window's end; the tick's. */
+    private long refusedSeen;
     private final RejectionPolicy rejectionPolicy;
     private final PoolSizer poolSizer;
     /** Whether a submitter waits for room ({@link RejectionPolicy#BLOCK}). */
@@ -482,6 +510,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         this.delegate = Delegate.of(b.delegate, b.ownsDelegate, name, fastPaths, sizeFor(b.rate), maxConcurrency,
                 b.relativeAccuracy);
         this.recorders = delegate.recorders();
+        this.inFlightCap = fixedRate || delegate.poolSize() < 0 ? null : new InFlightCap(b.targetP99);
 
         // The tick applies the rate observe() returns (see Tick): no listener on the controller,
         // whose builder's was cleared by build().
@@ -841,7 +870,33 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 budget.setFrom(run);
             }
         }
-        FlowEvents.executorWindow(name, last, e2eP99, budget.nanos(), shed.sum(), unreachable);
+        FlowEvents.executorWindow(name, last, e2eP99, budget.nanos(), shed.sum(), unreachable, inFlightLimit());
+    }
+
+    /**
+     * Steps the cap on the tasks in flight with the window about to be observed
+     * ({@link InFlightCap}), before the law, and applies it to the delegate. Called by the tick,
+     * after the recorders are drained.
+     *
+     * @param load    the window's start-load verdict
+     * @param seconds the window's length, seconds
+     * @return whether the cap was cut: the law then holds its rate this window
+     */
+    boolean stepInFlightCap(StartLoad.Verdict load, double seconds) {
+        if (inFlightCap == null) {
+            return false;
+        }
+        PowerHistogram.Snapshot e2e = endToEnd.snapshot();
+        PowerHistogram.Snapshot run = controller.latency().snapshot();
+        long refused = shed.sum() + rejected.sum();
+        boolean late = refused != refusedSeen || (e2e.count() > 0 && e2e.quantile(0.99) > targetNanos / 1e6);
+        refusedSeen = refused;
+        int before = inFlightCap.cap();
+        int cap = inFlightCap.step(new InFlightCap.Window(seconds, e2e.count(), load.count(),
+                load.meanConcurrency(), load.meanRunMs(), RateLaw.reading(run, controller.quantile()), late,
+                LOOP.lawStats(controller).targetUnreachable(), load.slowZ()));
+        delegate.capInFlight(cap);
+        return cap < before;
     }
 
     /**
@@ -1218,6 +1273,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         long failedNow = failed.sum();
         long cancelledNow = cancelled.sum();
         int poolSize = poolSize();
+        int inFlightLimit = inFlightLimit();
         double queueWaitP99 = queueWait.quantile(0.99);
         double endToEndP99 = endToEnd.quantile(0.99);
         double lastObservedP99 = controller.lastObservedP99();
@@ -1228,7 +1284,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 new Stats.Queue(c.depth(), c.queueCapacity(), c.dropped(), queueWaitP99),
                 new Stats.Tasks(submitted, c.admitted(), c.recorded(), rejectedNow, runningNow, completedNow,
                         failedNow, cancelledNow, shed.sum()),
-                poolSize);
+                poolSize, inFlightLimit);
     }
 
     /** The running-tasks gauge; never negative, even while a task's +1 and -1 sit in different cells. */
@@ -1311,6 +1367,19 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     public int poolSize() {
         return delegate.poolSize();
+    }
+
+    /**
+     * Returns the most tasks the executor keeps in flight on its delegate now, from the run time
+     * (see "The cap on tasks in flight"), or -1 while nothing is capped: the cap is open, the
+     * delegate is not sized, or the rate is fixed. The slots in use are at most the fewer of this
+     * and {@link #poolSize()}.
+     *
+     * @return the cap on the tasks in flight, or -1
+     */
+    public int inFlightLimit() {
+        int cap = delegate.inFlightCap();
+        return inFlightCap == null || cap == InFlightCap.OPEN ? -1 : cap;
     }
 
     /**
@@ -1399,8 +1468,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * @param queue    the waiting queue's figures
      * @param tasks    the task accounting
      * @param poolSize the delegate's size in force ({@link PowerFlowExecutor#poolSize()}), or -1
+     * @param inFlightLimit the cap on the tasks in flight from the run time
+     *                 ({@link PowerFlowExecutor#inFlightLimit()}), or -1 while nothing is capped
      */
-    public record Stats(Loop loop, Queue queue, Tasks tasks, int poolSize) {
+    public record Stats(Loop loop, Queue queue, Tasks tasks, int poolSize, int inFlightLimit) {
 
         /**
          * Checks the parts.

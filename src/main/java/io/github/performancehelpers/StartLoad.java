@@ -52,10 +52,13 @@ final class StartLoad {
     /**
      * A window's two statistics.
      *
-     * @param slowZ how many standard errors the slow tasks' mean concurrency lies above all tasks'
-     * @param runZ  how many standard errors the high tasks' mean run time lies above all tasks'
+     * @param slowZ           how many standard errors the slow tasks' mean concurrency lies above all tasks'
+     * @param runZ            how many standard errors the high tasks' mean run time lies above all tasks'
+     * @param count           the tasks measured
+     * @param meanConcurrency their mean concurrency at start; NaN when none
+     * @param meanRunMs       their mean run time, milliseconds (each counted up to 10 s); NaN when none
      */
-    record Verdict(double slowZ, double runZ) {
+    record Verdict(double slowZ, double runZ, long count, double meanConcurrency, double meanRunMs) {
     }
 
     /** The run time the correlation counts, µs, from nanoseconds. */
@@ -130,7 +133,8 @@ final class StartLoad {
             high = sd > 0 ? (int) Math.min(Integer.MAX_VALUE, Math.ceil((double) s / n + sd))
                     : Integer.MAX_VALUE;
         }
-        return new Verdict(meanZ(n, s, ss, k, ks), meanZ(n, r, rr, h, hr));
+        return new Verdict(meanZ(n, s, ss, k, ks), meanZ(n, r, rr, h, hr), n, n > 0 ? (double) s / n : Double.NaN,
+                n > 0 ? r / 1e3 / n : Double.NaN);
     }
 
     /**

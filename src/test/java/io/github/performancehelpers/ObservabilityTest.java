@@ -51,10 +51,11 @@ class ObservabilityTest {
         PowerFlowExecutor e = loop(new FakeTicker(), new ManualScheduler()).name(name).observability(c).build();
         for (String m : new String[] {"rate", "last.observed.p99", "depth", "pool.size", "running", "saturated", "stale",
                 "submitted", "admitted", "dropped", "rejected", "observations", "pauses.excused", "completed",
-                "failed", "cancelled", "stale.episodes", "shed", "last.end.to.end.p99", "target.unreachable"}) {
+                "failed", "cancelled", "stale.episodes", "shed", "last.end.to.end.p99", "target.unreachable",
+                "in.flight.limit"}) {
             assertNotNull(c.value("power.flow." + m, executorTags(name)), m);
         }
-        assertEquals(20, c.size());
+        assertEquals(21, c.size());
         terminate(e);
     }
 

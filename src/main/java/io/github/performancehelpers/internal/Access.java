@@ -205,6 +205,14 @@ public final class Access {
         void noteStartLoad(PowerFlowController<?> c, double slowZ, double runZ);
 
         /**
+         * Holds the rate at the next observation: its window is read and cleared, the law is not
+         * stepped (an executor whose cap on the tasks in flight acts on that window).
+         *
+         * @param c the controller
+         */
+        void holdNextStep(PowerFlowController<?> c);
+
+        /**
          * Commits the pending drop event, if any.
          *
          * @param c the controller

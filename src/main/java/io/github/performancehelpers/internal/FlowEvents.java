@@ -135,7 +135,8 @@ public final class FlowEvents {
     @Name("io.github.performancehelpers.ExecutorWindow")
     @Label("Flow Executor Window")
     @Description("An executor's observation window: the end-to-end p99 (submit to completion) beside the run-time "
-            + "p99, the wait budget set for the next window, the tasks shed, and whether the target is unreachable")
+            + "p99, the wait budget set for the next window, the tasks shed, whether the target is unreachable, and the cap on "
+            + "the tasks in flight")
     @Category(CATEGORY)
     @StackTrace(false)
     static final class ExecutorWindow extends Event {
@@ -158,10 +159,14 @@ public final class FlowEvents {
 
         @Label("Target Unreachable")
         boolean targetUnreachable;
+
+        @Label("In-flight Limit")
+        @Description("The cap on the tasks in flight from the run time that was in force during the window; -1 when none")
+        int inFlightLimit;
     }
 
     public static void executorWindow(String name, double runP99, double endToEndP99, long waitBudgetNanos,
-            long shed, boolean targetUnreachable) {
+            long shed, boolean targetUnreachable, int inFlightLimit) {
         ExecutorWindow e = new ExecutorWindow();
         if (!e.isEnabled()) {
             return;
@@ -172,6 +177,7 @@ public final class FlowEvents {
         e.waitBudget = waitBudgetNanos;
         e.shed = shed;
         e.targetUnreachable = targetUnreachable;
+        e.inFlightLimit = inFlightLimit;
         e.commit();
     }
 

@@ -68,6 +68,11 @@ final class ControllerHooks implements Access.ControllerAccess {
     }
 
     @Override
+    public void holdNextStep(PowerFlowController<?> c) {
+        c.holdNextStep();
+    }
+
+    @Override
     public void flushDropEvent(PowerFlowController<?> c) {
         c.flushDropEvent();
     }

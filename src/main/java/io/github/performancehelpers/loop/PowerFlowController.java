@@ -178,6 +178,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
     /** The start-load statistics noted for the next observation ({@link #noteStartLoad}); NaN when none. */
     private volatile double slowLoadZ = Double.NaN;
     private volatile double runLoadZ = Double.NaN;
+    /** The next observation holds the rate without stepping the law (see {@link #holdNextStep()}). */
+    private volatile boolean holdNext;
 
     private PowerFlowController(Builder<T> b) {
         this.initialRate = b.rate;
@@ -327,6 +329,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
             double runZ = runLoadZ;
             slowLoadZ = Double.NaN;
             runLoadZ = Double.NaN;
+            boolean hold = holdNext;
+            holdNext = false;
             if (window.count() == 0) {
                 lastObserveNanos = ticker.read();
                 return rate;
@@ -334,6 +338,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
             double measured = RateLaw.reading(window, quantile);
             lastObservedP99 = measured;
             double seconds = windowSeconds();
+            if (hold) {
+                return rate;
+            }
             double previous = rate;
             double next = law.step(new RateLaw.Window(window, measured, previous, dt, seconds, demand, stall / 1e6,
                     slowZ, runZ));
@@ -385,6 +392,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
             stallNanos.set(0);
             slowLoadZ = Double.NaN;
             runLoadZ = Double.NaN;
+            holdNext = false;
             lastObservedP99 = Double.NaN;
             servo.reset();
             law.reset();
@@ -662,6 +670,17 @@ public final class PowerFlowController<T> implements AutoCloseable {
     void noteStartLoad(double slowZ, double runZ) {
         slowLoadZ = slowZ;
         runLoadZ = runZ;
+    }
+
+    /**
+     * The next {@link #observe} reads and clears its window, as {@link #lastObservedP99()} says,
+     * but holds the rate: the law is not stepped with it, nor does it count in
+     * {@link Stats#observations()}. An executor's tick calls it when its cap on the tasks in flight
+     * acts on the window (one actuator a window: the cut brings the run time down by itself, and a
+     * rate cut on the same reading would stay below the downstream's capacity for the law's climb).
+     */
+    void holdNextStep() {
+        holdNext = true;
     }
 
     /**

@@ -45,6 +45,10 @@ public enum FlowMetric {
     /** The delegate's size in force (executor only). */
     POOL_SIZE("power.flow.pool.size", Kind.GAUGE, Unit.NONE, false,
             "The delegate's size in force (its concurrency bound); -1 for a delegate that is not sized"),
+    /** The cap on the tasks in flight from the run time (executor only). */
+    IN_FLIGHT_LIMIT("power.flow.in.flight.limit", Kind.GAUGE, Unit.NONE, false,
+            "The most tasks the executor keeps in flight on its delegate, set each window from the run time where the"
+                    + " downstream queues inside; -1 while nothing is capped"),
     /** Tasks running now (executor only). */
     RUNNING("power.flow.running", Kind.GAUGE, Unit.NONE, false, "Tasks running on the delegate now"),
     /** 1 while the loop's output is pinned at a bound. */

@@ -48,6 +48,16 @@ public interface PowerFlowExecutorMXBean extends FlowLoopAttributes {
     int getPoolSize();
 
     /**
+     * The most tasks the executor keeps in flight on its delegate, from the run time, or -1 while
+     * nothing is capped.
+     *
+     * @return the cap on the tasks in flight, or -1
+     */
+    @Description("The most tasks the executor keeps in flight on its delegate, set each window from the run time"
+            + " where the downstream queues inside; -1 while nothing is capped")
+    int getInFlightLimit();
+
+    /**
      * Tasks running on the delegate now.
      *
      * @return the count

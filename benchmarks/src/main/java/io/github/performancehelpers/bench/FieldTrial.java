@@ -344,9 +344,9 @@ public final class FieldTrial {
     }
 
     /**
-     * With {@code --trace=<contender>}, prints that flow executor's loop once a second
-     * (rate, pool size, run-time and end-to-end p99 of the last window, depth, shed, refused,
-     * the law's capacity estimate, unreachable), to stderr.
+     * With {@code --trace=<contender>}, prints that flow executor's loop once a second (rate, pool
+     * size, cap on the tasks in flight, run-time and end-to-end p99 of the last window, depth,
+     * shed, refused, the law's capacity estimate, unreachable), to stderr.
      */
     private static Thread trace(String[] names, List<Contender> contenders, long start) {
         String which = traced;
@@ -361,9 +361,9 @@ public final class FieldTrial {
                     Thread.sleep(1000);
                     PowerFlowExecutor.Stats st = e.stats();
                     var cs = e.controller().stats();
-                    System.err.printf(Locale.ROOT, "[trace %s] t=%5.1f rate=%9.1f pool=%3d run=%6.1f e2e=%6.1f depth=%5d "
+                    System.err.printf(Locale.ROOT, "[trace %s] t=%5.1f rate=%9.1f pool=%3d cap=%3d run=%6.1f e2e=%6.1f depth=%5d "
                             + "shed=%7d refused=%7d C=%8.1f unreachable=%s%n", which, (System.nanoTime() - start) / 1e9,
-                            st.rate(), st.poolSize(), st.lastObservedP99(), st.lastEndToEndP99(), st.depth(), st.shed(),
+                            st.rate(), st.poolSize(), st.inFlightLimit(), st.lastObservedP99(), st.lastEndToEndP99(), st.depth(), st.shed(),
                             st.rejected(), cs.capacityEstimate(), st.targetUnreachable());
                 }
             } catch (InterruptedException done) {

@@ -136,7 +136,7 @@ class MicrometerMetricsCollectorTest {
             assertEquals((double) st.admitted(), counter(registry, "power.flow.admitted", "orders"));
             assertEquals(0.0, counter(registry, "power.flow.dropped", "orders"));
             for (String g : List.of("power.flow.rate", "power.flow.depth", "power.flow.running",
-                    "power.flow.pool.size", "power.flow.saturated", "power.flow.stale")) {
+                    "power.flow.pool.size", "power.flow.in.flight.limit", "power.flow.saturated", "power.flow.stale")) {
                 assertFalse(Double.isNaN(gauge(registry, g, "orders")), g + " reads NaN after a GC");
             }
         } finally {
@@ -241,7 +241,7 @@ class MicrometerMetricsCollectorTest {
                 new ManualScheduler()).rate(150).name(name).observability(new MicrometerMetricsCollector(registry))
                 .build());
         assertTrue(ex.getMessage().contains("power.flow.rate") && ex.getMessage().contains(name), ex.getMessage());
-        assertEquals(20, meters(registry, name).size());
+        assertEquals(21, meters(registry, name).size());
         assertEquals(100.0, gauge(registry, "power.flow.rate", name), "still the first executor's");
         shutdown(first);
         assertEquals(Map.of(), meters(registry, name));

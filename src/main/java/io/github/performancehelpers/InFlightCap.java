@@ -1,0 +1,263 @@
+package io.github.performancehelpers;
+
+/**
+ * The most tasks a {@link PowerFlowExecutor} keeps in flight on its delegate, set once per window
+ * from the run time: the executor's answer to a downstream that queues inside (a FIFO server, a
+ * database with fewer slots than the pool in front of it). There a call started with more in flight
+ * than the downstream serves at once waits inside it, where nothing can shed it and every call
+ * behind it waits too; the rate cannot prevent that, for a rate a few percent over such a
+ * downstream's capacity fills it to the pool's size. Held in the executor's queue instead, the
+ * call counts against its wait budget and is shed in time ({@code WaitBudget}), and the run time
+ * stays at the share of the target this class gives it.
+ *
+ * <p><b>The rules</b>, once per window ({@link #step}), with {@code n} the window's mean
+ * concurrency at a task's start, {@code x} its completions per second, {@code r} its run-time p99
+ * and {@code B} the run time's budget, {@link #RUN_SHARE} of the target (more after a cut that
+ * cost throughput, below):
+ * <ol>
+ * <li>Open ({@code Integer.MAX_VALUE}) while the law finds the target unreachable: cutting
+ *     what is in flight cannot lower a latency the load does not set.</li>
+ * <li><b>A cut that cost throughput is undone.</b> The window after a cut, if the cap bound
+ *     ({@code n} at least {@link #BINDS} of it), {@code x} fell under {@link #HURT} of the window
+ *     before, and the mean run time fell less than half as much as the calls in flight (a cut to a
+ *     share {@code k} of them leaves it over {@code (1 + k) / 2} of the window before's; the mean,
+ *     because a window's p99 scatters more than such a cut moves it): the
+ *     calls in flight were not waiting inside the downstream, they were being served, so the run
+ *     time that window read is the downstream's own, not queueing. (Where they queued, the run
+ *     time falls with them and the throughput stays; a throughput that fell for another reason, a
+ *     pause of the machine, a lull in the arrivals, then leaves the cut in place.) The cap goes
+ *     back to where it was; {@code B} becomes at least {@link #RAISE_MARGIN} times that reading
+ *     (at most {@link #MAX_RUN_SHARE} of the target), and no cut goes below that level for
+ *     {@link #HOLD} windows, twice as many after each such cut in a row (at most
+ *     {@link #MAX_HOLD}). This is what keeps a slow service (a run time over the budget at any
+ *     concurrency) from being starved: it loses at most one window in a hold. A run-time p99
+ *     over {@link #VOID} times the one that set them voids the hold and the raised budget: the
+ *     downstream changed (a cut that coincided with a fall in its capacity reads like one that
+ *     cost throughput).</li>
+ * <li><b>Cut</b> when callers were late (the window's end-to-end p99 over the target, or tasks
+ *     refused or shed), {@code r > B}, the cap open or binding, and the calls over the target
+ *     not shown to start at no higher concurrency than the rest ({@link #QUEUED_Z}): to
+ *     {@code max(n / 2, floor(n × B / r))}, at least 1. By Little's law a downstream that queues
+ *     inside serves calls in flight at its capacity, and their run time is in proportion to how
+ *     many: {@code n × B / r} is what brings the run time to the budget, and at most half a window
+ *     so that one spike does not throw the cap to the floor.</li>
+ * <li><b>Grow</b> when the cap bound and {@code r ≤ B}: under {@link #NEAR} of {@code B}, by
+ *     {@code B / r}, at least {@link #GROW_MIN} and at most {@link #GROW_MAX} times (a downstream
+ *     whose capacity grew runs the same calls in less time, and a database given more slots runs
+ *     them in the same time: the only way to find those is to offer more); nearer {@code B}, by
+ *     one.</li>
+ * <li><b>Forget</b> a cap that bound nothing for {@link #FORGET} windows in a row with callers on
+ *     time: it opens, so that no stale cap throttles a load that has changed.</li>
+ * </ol>
+ * Windows with fewer than {@link #MIN_SAMPLES} timed tasks change nothing (their p99 is the
+ * largest sample or next to it).
+ *
+ * <p>The cap steps before the rate law, on the same window, and a window that cuts it is not
+ * given to the law (the law holds its rate): one actuator a window. Otherwise a fall in the
+ * downstream's capacity, read by both, cut the rate too, to under the new capacity, where the law
+ * climbs back slowly while the cap alone had already brought the run time down. The law reads
+ * the run time, which the cap keeps under the target where the downstream queues, and still
+ * limits the rate where the latency rises without queueing (a service slower under load at any
+ * concurrency) and where the delegate is not sized.
+ *
+ * <p><b>Thread safety.</b> Not thread-safe: the tick calls {@link #step} one window at a time;
+ * {@link #cap()} may be read from any thread (a volatile read).
+ */
+final class InFlightCap {
+
+    /** No cap: what {@link #cap()} returns while nothing is capped. */
+    static final int OPEN = Integer.MAX_VALUE;
+    /**
+     * The run time's share of the target: the other half is the queue's wait budget. A downstream
+     * that queues inside holds its calls where they cannot be shed, the executor's queue where
+     * they can; half and half lets each absorb a burst of the same length.
+     */
+    static final double RUN_SHARE = 0.5;
+    /** The cap binds in a window whose tasks started, on average, with this share of it in flight or more. */
+    static final double BINDS = 0.8;
+    /**
+     * After a cut, a throughput under this share of the window before's means the cut cost
+     * throughput (a tenth: more than the scatter of one window's completions at a steady load).
+     */
+    static final double HURT = 0.9;
+    /** A binding cap under its budget grows by at least this factor a window. */
+    static final double GROW_MIN = 1.25;
+    /** The most a cap grows in a window (a downstream whose capacity doubled). */
+    static final double GROW_MAX = 2.0;
+    /** A cut takes the cap to no less than this share of the tasks in flight. */
+    static final double MAX_CUT = 0.5;
+    /** Windows in a row that a cap binds nothing, with callers on time, before it opens. */
+    static final int FORGET = 10;
+    /**
+     * No cut when the calls over the target started at a mean concurrency less than this many
+     * standard errors above all calls' ({@code StartLoad}, as the knee-aware law's
+     * unreachable-target test reads it): calls that queued inside started where the most were in
+     * flight, and a tail the load does not set strikes at any concurrency. Not measured (too few
+     * slow calls, every call slow, a concurrency that never varied, as behind a full pool) does
+     * not stop a cut.
+     */
+    static final double QUEUED_Z = 3;
+    /** A window with fewer timed tasks than this changes nothing. */
+    static final long MIN_SAMPLES = 50;
+    /**
+     * The budget a cut that cost throughput raises is this much over the run time the window
+     * before it read: that run time was the downstream's own, its p99 scatters by several percent
+     * from window to window, and the grow rule needs room under the budget to probe upward.
+     */
+    static final double RAISE_MARGIN = 1.2;
+    /** Under this share of the budget the cap grows by the budget's ratio; between it and the budget, by one. */
+    static final double NEAR = 0.9;
+    /** A cap whose cut cost throughput is not cut below where it was for this many windows, then twice as many. */
+    static final int HOLD = 10;
+    /** The longest such hold, windows. */
+    static final int MAX_HOLD = 160;
+    /**
+     * A run-time p99 this many times the one a hold and a raised budget were set from voids both:
+     * the downstream changed (its capacity fell), and its run time is no longer its own.
+     */
+    static final double VOID = 1.25;
+    /** The raised budget is at most this share of the target: the queue keeps a tenth. */
+    static final double MAX_RUN_SHARE = 0.9;
+
+    /**
+     * One window as the tick saw it.
+     *
+     * @param seconds         the window's length, seconds ({@code > 0})
+     * @param completed       the tasks that completed in it (weighted where sampled)
+     * @param timed           the tasks whose start concurrency and run time were measured
+     * @param meanConcurrency their mean concurrency at start (the tasks in flight, themselves included)
+     * @param meanRunMs       their mean run time, milliseconds
+     * @param runP99Ms        the window's run-time p99, milliseconds (NaN if none)
+     * @param late            whether callers were late: the end-to-end p99 over the target, or tasks shed
+     * @param unreachable     whether the law finds the target unreachable
+     * @param slowLoadZ       how many standard errors the mean concurrency at which the calls over
+     *                        the target started lies above all calls' ({@code StartLoad}); NaN when
+     *                        not measured
+     */
+    record Window(double seconds, long completed, long timed, double meanConcurrency, double meanRunMs, double runP99Ms,
+            boolean late, boolean unreachable, double slowLoadZ) {
+    }
+
+    private final double targetMs;
+    private volatile int cap = OPEN;
+    /** The cap before the last cut, to be judged in the next window; 0 when no cut is pending. */
+    private int beforeCut;
+    private double throughputBeforeCut;
+    private double runBeforeCut;
+    private double meanRunBeforeCut;
+    /** The share of the calls in flight the last cut kept: the cap it set over the mean concurrency before. */
+    private double keptByCut;
+    /** The budget raised by a cut that cost throughput, ms; 0 when not raised. */
+    private double raisedBudgetMs;
+    /** The run-time p99 that raised the budget and set the hold, ms. */
+    private double heldRunMs;
+    /** While {@link #holdLeft} windows remain, no cut goes below this. */
+    private int holdAt;
+    private int holdLeft;
+    /** The next hold's length: {@link #HOLD}, doubled by each cut in a row that cost throughput. */
+    private int holdSpan = HOLD;
+    private int unbound;
+
+    /** @param targetMs the executor's target, milliseconds ({@code > 0}) */
+    InFlightCap(double targetMs) {
+        this.targetMs = targetMs;
+    }
+
+    /** {@return the cap in force: the most tasks in flight, {@link #OPEN} when none} */
+    int cap() {
+        return cap;
+    }
+
+    /** {@return the run time's budget in force, milliseconds} */
+    double budgetMs() {
+        return Math.max(RUN_SHARE * targetMs, Math.min(raisedBudgetMs, MAX_RUN_SHARE * targetMs));
+    }
+
+    /**
+     * Takes one window and returns the cap for the next.
+     *
+     * @param w the window
+     * @return the most tasks in flight, {@link #OPEN} when none
+     */
+    int step(Window w) {
+        int c = cap;
+        if (w.unreachable()) {
+            reset();
+            return OPEN;
+        }
+        if (holdLeft > 0) {
+            holdLeft--;
+        }
+        double r = w.runP99Ms();
+        if (w.timed() < MIN_SAMPLES || Double.isNaN(r)) {
+            beforeCut = 0;
+            return c;
+        }
+        if (raisedBudgetMs > 0 && r > VOID * heldRunMs) {
+            unhold();
+        }
+        double budget = budgetMs();
+        double x = w.completed() / w.seconds();
+        double n = w.meanConcurrency();
+        boolean binds = c != OPEN && n >= BINDS * c;
+        if (beforeCut != 0) {
+            int before = beforeCut;
+            beforeCut = 0;
+            if (binds && x < HURT * throughputBeforeCut && w.meanRunMs() >= meanRunBeforeCut * (1 + keptByCut) / 2) {
+                // The calls were being served, not queued: undo, and leave this level alone a while.
+                raisedBudgetMs = Math.max(raisedBudgetMs, RAISE_MARGIN * runBeforeCut);
+                heldRunMs = runBeforeCut;
+                holdAt = before;
+                holdLeft = holdSpan;
+                holdSpan = Math.min(MAX_HOLD, 2 * holdSpan);
+                unbound = 0;
+                return cap = before;
+            }
+            holdSpan = HOLD;
+        }
+        if (w.late() && r > budget && (c == OPEN || binds) && !(w.slowLoadZ() < QUEUED_Z)) {
+            unbound = 0;
+            long to = Math.max((long) Math.ceil(MAX_CUT * n), (long) Math.floor(n * budget / r));
+            if (holdLeft > 0) {
+                to = Math.max(to, holdAt);
+            }
+            int cut = (int) Math.max(1, Math.min(to, c));
+            if (cut < c && cut < n) {
+                beforeCut = c;
+                throughputBeforeCut = x;
+                runBeforeCut = r;
+                meanRunBeforeCut = w.meanRunMs();
+                keptByCut = cut / n;
+                return cap = cut;
+            }
+            return c;
+        }
+        if (binds && r <= budget) {
+            unbound = 0;
+            long grown = r <= NEAR * budget
+                    ? (long) Math.ceil(c * Math.min(GROW_MAX, Math.max(GROW_MIN, budget / r)))
+                    : c + 1L;
+            return cap = (int) Math.min(OPEN - 1L, grown);
+        }
+        if (c != OPEN && !binds && !w.late() && ++unbound >= FORGET) {
+            reset();
+            return OPEN;
+        }
+        return c;
+    }
+
+    /** Back to open, nothing pending, the budget at its share. */
+    void reset() {
+        cap = OPEN;
+        beforeCut = 0;
+        unbound = 0;
+        unhold();
+    }
+
+    /** No hold, the budget at its share. */
+    private void unhold() {
+        raisedBudgetMs = 0;
+        holdLeft = 0;
+        holdSpan = HOLD;
+    }
+}

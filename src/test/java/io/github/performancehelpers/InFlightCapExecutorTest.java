@@ -1,0 +1,121 @@
+package io.github.performancehelpers;
+
+import static io.github.performancehelpers.PowerFlowExecutorTest.LONG_DELAY_MS;
+import static io.github.performancehelpers.PowerFlowExecutorTest.await;
+import static io.github.performancehelpers.PowerFlowExecutorTest.terminate;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import io.github.performancehelpers.testsupport.FakeTicker;
+import io.github.performancehelpers.testsupport.ManualScheduler;
+
+/**
+ * The cap on the tasks in flight ({@link InFlightCap}) as the executor applies it, on a fake
+ * ticker with the tick run by hand: a window of calls that all waited inside the downstream (each
+ * ran 160 ms with up to 32 in flight, against a 100-ms target) caps what the delegate runs at once,
+ * and the cap shows in {@code inFlightLimit()} and {@code stats()}. A fixed rate caps nothing.
+ */
+class InFlightCapExecutorTest {
+
+    /** Runs {@code batch} tasks at once that all end {@code millis} of fake time after the last started. */
+    private static void runBatch(PowerFlowExecutor e, FakeTicker t, int batch, long millis) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger running = new AtomicInteger();
+        List<Future<?>> fs = new ArrayList<>();
+        long recorded = e.stats().recorded();
+        for (int i = 0; i < batch; i++) {
+            fs.add(e.submit(() -> {
+                running.incrementAndGet();
+                release.await();
+                return null;
+            }));
+        }
+        await(() -> running.get() == batch);
+        t.advanceMillis(millis);
+        release.countDown();
+        for (Future<?> f : fs) {
+            f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        }
+        e.stats(); // drains the recorders' counts
+        await(() -> e.stats().recorded() >= recorded + batch);
+    }
+
+    /** Submits 30 tasks that block until released and returns the most that ran at once. */
+    private static int peakOfThirty(PowerFlowExecutor e, int expectedPeak) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger now = new AtomicInteger();
+        AtomicInteger peak = new AtomicInteger();
+        List<Future<?>> fs = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            fs.add(e.submit(() -> {
+                peak.accumulateAndGet(now.incrementAndGet(), Math::max);
+                release.await();
+                now.decrementAndGet();
+                return null;
+            }));
+        }
+        await(() -> now.get() == expectedPeak && e.stats().depth() == 30 - expectedPeak);
+        release.countDown();
+        for (Future<?> f : fs) {
+            f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        }
+        return peak.get();
+    }
+
+    private static PowerFlowExecutor build(String delegate, FakeTicker t, ManualScheduler s, boolean fixedRate) {
+        PowerFlowExecutor.Builder b = PowerFlowExecutor.builder().rate(1e6).minRate(1e5).maxRate(1e6).burst(1000)
+                .targetP99(100).ticker(t).scheduler(s).poolSizer(rate -> 32).fixedRate(fixedRate);
+        if (delegate.equals("pool")) {
+            b.delegate(new ThreadPoolExecutor(32, 32, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>()))
+                    .ownsDelegate(true);
+        }
+        return b.build();
+    }
+
+    /**
+     * 64 calls that each ran 160 ms, started at 16.5 in flight on average and all late: the cap is
+     * max(16.5 / 2, 16.5 × 50 / 160), 9, and 30 tasks then run 9 at a time, the rest queued.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"pool", "virtual"})
+    void callsThatQueuedInsideCapTheTasksInFlight(String delegate) throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = build(delegate, t, s, false);
+        assertEquals(-1, e.inFlightLimit());
+        runBatch(e, t, 32, 160);
+        runBatch(e, t, 32, 160);
+        t.advanceMillis(1000);
+        s.runAll();
+        assertEquals(9, e.inFlightLimit());
+        assertEquals(9, e.stats().inFlightLimit());
+        assertEquals(32, e.stats().poolSize(), "the pool's size is the sizer's");
+        assertEquals(9, peakOfThirty(e, 9));
+        terminate(e);
+    }
+
+    /** At a fixed rate the same windows cap nothing: all 30 run at once on the 32 slots. */
+    @ParameterizedTest
+    @ValueSource(strings = {"pool", "virtual"})
+    void aFixedRateCapsNothing(String delegate) throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = build(delegate, t, s, true);
+        runBatch(e, t, 32, 160);
+        runBatch(e, t, 32, 160);
+        t.advanceMillis(1000);
+        s.runAll();
+        assertEquals(-1, e.inFlightLimit());
+        assertEquals(30, peakOfThirty(e, 30));
+        terminate(e);
+    }
+}

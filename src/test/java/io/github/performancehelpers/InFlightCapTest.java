@@ -1,0 +1,222 @@
+package io.github.performancehelpers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The cap on the tasks in flight ({@link InFlightCap}) against models of the downstreams it is
+ * for, one-second windows: a FIFO server (the run time is the calls in flight over its capacity),
+ * a database of slots (its own service time, plus a queue past its slots), and a slow service
+ * that does not queue (the run time the same at any concurrency).
+ */
+class InFlightCapTest {
+
+    private static final double TARGET = 60;
+
+    /** A downstream model: the window that {@code inFlight} calls on average produce. */
+    private interface Downstream {
+        InFlightCap.Window window(double inFlight);
+    }
+
+    /** A FIFO server of {@code capacity}/s behind a pool of {@code pool}, always offered more. */
+    private static Downstream fifo(double capacity, int pool, double[] cap) {
+        return n -> {
+            double inFlight = Math.min(Math.min(pool, cap[0]), n);
+            double run = inFlight / capacity * 1000;
+            return new InFlightCap.Window(1, (long) capacity, (long) capacity, inFlight, run, run, true, false,
+                    Double.NaN);
+        };
+    }
+
+    /**
+     * {@code slots} slots whose calls take {@code meanMs} on average and {@code p99Ms} at the p99,
+     * behind a pool of {@code pool}, offered {@code offered}/s (late when it is more than they serve).
+     */
+    private static Downstream slots(int slots, double meanMs, double p99Ms, int pool, double offered, double[] cap) {
+        return n -> {
+            double need = offered * meanMs / 1000;
+            double inFlight = Math.min(Math.min(pool, cap[0]), need);
+            double served = Math.min(inFlight, slots) * 1000 / meanMs;
+            double queued = Math.max(0, inFlight - slots);
+            double inside = queued / served * 1000;
+            double run = p99Ms + inside;
+            boolean late = offered > served * 1.01 || run > TARGET;
+            return new InFlightCap.Window(1, (long) served, (long) served, inFlight, meanMs + inside, run, late,
+                    false, Double.NaN);
+        };
+    }
+
+    /** Steps {@code windows} windows; {@code cap[0]} holds the cap in force, as the delegate would. */
+    private static void run(InFlightCap c, Downstream d, double[] cap, int windows, double[] served) {
+        for (int i = 0; i < windows; i++) {
+            InFlightCap.Window w = d.window(Double.MAX_VALUE);
+            if (served != null) {
+                served[i] = w.completed();
+            }
+            cap[0] = c.step(w);
+        }
+    }
+
+    @Test
+    void aFifoFullToThePoolIsCutToTheRunTimesShareWithinThreeWindows() {
+        InFlightCap c = new InFlightCap(100);
+        double[] cap = {InFlightCap.OPEN};
+        Downstream d = fifo(200, 32, cap);
+        // 32 in flight at 200/s: 160 ms each, over the 50-ms share.
+        cap[0] = c.step(d.window(Double.MAX_VALUE));
+        assertEquals(16, cap[0], "at most half in one window");
+        run(c, d, cap, 1, null);
+        assertEquals(10, cap[0], "200/s x 50 ms");
+        InFlightCap.Window w = d.window(Double.MAX_VALUE);
+        assertTrue(w.runP99Ms() <= 50, "run time at its share: " + w.runP99Ms());
+        // It stays there, probing one more and back (the throughput never fell).
+        for (int i = 0; i < 20; i++) {
+            run(c, d, cap, 1, null);
+            assertTrue(cap[0] >= 10 && cap[0] <= 11, "settled cap " + cap[0]);
+        }
+    }
+
+    @Test
+    void aFifoWhoseCapacityDoublesGetsTheCallsThatFillItsShareWithinTwoWindows() {
+        InFlightCap c = new InFlightCap(100);
+        double[] cap = {InFlightCap.OPEN};
+        run(c, fifo(200, 32, cap), cap, 10, null);
+        int before = (int) cap[0];
+        run(c, fifo(400, 32, cap), cap, 2, null);
+        assertTrue(cap[0] >= 2 * before - 1 && cap[0] <= 2 * before + 2, before + " -> " + cap[0]);
+    }
+
+    @Test
+    void slotsWhoseOwnP99IsOverTheShareAreNotCutBelowTheirSlots() {
+        // 8 slots, 11.3 ms mean, 32 ms p99 (over the 30-ms share of a 60-ms target), pool 64, 1,600/s offered.
+        InFlightCap c = new InFlightCap(TARGET);
+        double[] cap = {InFlightCap.OPEN};
+        double[] served = new double[40];
+        run(c, slots(8, 11.3, 32, 64, 1600, cap), cap, 40, served);
+        double capacity = 8 * 1000 / 11.3;
+        for (int i = 10; i < 40; i++) {
+            assertTrue(served[i] >= 0.85 * capacity, "window " + i + " served " + served[i]);
+        }
+        assertTrue(cap[0] >= 8 && cap[0] <= 12, "cap " + cap[0]);
+    }
+
+    @Test
+    void slotsThatDoubleAreFilledWithinFiveWindows() {
+        InFlightCap c = new InFlightCap(TARGET);
+        double[] cap = {InFlightCap.OPEN};
+        run(c, slots(8, 11.3, 32, 64, 1600, cap), cap, 30, null);
+        double[] served = new double[10];
+        run(c, slots(16, 11.3, 32, 64, 2100, cap), cap, 10, served);
+        double capacity = 16 * 1000 / 11.3;
+        for (int i = 5; i < 10; i++) {
+            assertTrue(served[i] >= 0.9 * capacity, "window " + i + " served " + served[i] + " of " + capacity);
+        }
+    }
+
+    @Test
+    void aSlowServiceThatDoesNotQueueIsNotStarved() {
+        // Every call takes 70 ms at any concurrency, the target is 50: 150/s offered need 10.5 in flight.
+        InFlightCap c = new InFlightCap(50);
+        double[] cap = {InFlightCap.OPEN};
+        double[] served = new double[30];
+        run(c, slots(Integer.MAX_VALUE, 70, 70, 64, 150, cap), cap, 30, served);
+        int starved = 0;
+        for (double s : served) {
+            if (s < 0.9 * 150) {
+                starved++;
+            }
+        }
+        assertTrue(starved <= 2, "windows under 0.9 of the offered load: " + starved);
+    }
+
+    /**
+     * A throughput that dips after a cut (a lull in the arrivals, a pause of the machine) does not
+     * undo it when the run time fell with the calls in flight: they were queued, not served.
+     */
+    @Test
+    void aDipInThroughputAfterACutThatShortenedTheRunTimeKeepsTheCut() {
+        InFlightCap c = new InFlightCap(100);
+        assertEquals(16, c.step(new InFlightCap.Window(1, 200, 200, 32, 160, 160, true, false, Double.NaN)));
+        assertEquals(10, c.step(new InFlightCap.Window(1, 170, 170, 16, 80, 80, true, false, Double.NaN)),
+                "cut on, not undone");
+        // The same dip with the run time unchanged undoes the cut: the calls were being served.
+        InFlightCap d = new InFlightCap(100);
+        assertEquals(16, d.step(new InFlightCap.Window(1, 200, 200, 32, 160, 160, true, false, Double.NaN)));
+        assertEquals(InFlightCap.OPEN, d.step(new InFlightCap.Window(1, 170, 170, 16, 160, 160, true, false,
+                Double.NaN)));
+    }
+
+    /**
+     * A cut that coincides with the FIFO's capacity halving reads like one that cost throughput
+     * and is undone; the run time that then doubles voids the hold, and the next windows cut to
+     * the run time's share of the new capacity.
+     */
+    @Test
+    void aCutThatCoincidesWithACapacityDropIsUndoneThenMadeAgain() {
+        InFlightCap c = new InFlightCap(100);
+        double[] cap = {InFlightCap.OPEN};
+        run(c, fifo(400, 32, cap), cap, 10, null);
+        int settled = (int) cap[0];
+        // The overload's last window reads a spike: a cut by a third.
+        cap[0] = c.step(new InFlightCap.Window(1, 400, 400, settled, 75, 75, true, false, Double.NaN));
+        assertTrue(cap[0] < settled);
+        // The capacity halves as the cut takes effect: throughput down, run time as before.
+        double[] after = {cap[0]};
+        cap[0] = c.step(fifo(200, 32, after).window(Double.MAX_VALUE));
+        assertEquals(settled, cap[0], "undone");
+        run(c, fifo(200, 32, cap), cap, 4, null);
+        assertTrue(cap[0] <= 11, "cut to 200/s x 50 ms within four windows: " + cap[0]);
+    }
+
+    @Test
+    void anUnreachableTargetOpensTheCap() {
+        InFlightCap c = new InFlightCap(100);
+        double[] cap = {InFlightCap.OPEN};
+        run(c, fifo(200, 32, cap), cap, 5, null);
+        assertTrue(cap[0] < 32);
+        assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 200, 200, cap[0], 150, 150, true, true,
+                Double.NaN)));
+    }
+
+    @Test
+    void callersOnTimeAreNeverCut() {
+        // The run-time p99 over its share, but every caller on time (underload): nothing is capped.
+        InFlightCap c = new InFlightCap(TARGET);
+        for (int i = 0; i < 20; i++) {
+            assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 700, 700, 8, 11, 35, false, false,
+                    Double.NaN)));
+        }
+    }
+
+    /**
+     * Late calls over the share whose slow ones started at no higher concurrency than the rest (a
+     * tail the load does not set) are not cut for; the same with the slow ones at the highest
+     * concurrency (they queued) are.
+     */
+    @Test
+    void aTailAtAnyConcurrencyIsNotCutFor() {
+        InFlightCap c = new InFlightCap(60);
+        assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 160, 160, 4.5, 40, 80, true, false, 0.2)));
+        assertEquals(3, c.step(new InFlightCap.Window(1, 160, 160, 4.5, 40, 80, true, false, 6)));
+    }
+
+    @Test
+    void aCapThatBindsNothingForTenWindowsOpens() {
+        InFlightCap c = new InFlightCap(100);
+        double[] cap = {InFlightCap.OPEN};
+        run(c, fifo(200, 32, cap), cap, 5, null);
+        for (int i = 1; i < InFlightCap.FORGET; i++) {
+            assertTrue(c.step(new InFlightCap.Window(1, 50, 50, 1, 5, 5, false, false, Double.NaN)) < InFlightCap.OPEN);
+        }
+        assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 50, 50, 1, 5, 5, false, false, Double.NaN)));
+    }
+
+    @Test
+    void aWindowWithFewSamplesChangesNothing() {
+        InFlightCap c = new InFlightCap(100);
+        assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 40, InFlightCap.MIN_SAMPLES - 1, 32, 160,
+                160, true, false, Double.NaN)));
+    }
+}
