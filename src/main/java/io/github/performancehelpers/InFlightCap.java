@@ -25,7 +25,9 @@ package io.github.performancehelpers;
  *     calls in flight were not waiting inside the downstream, they were being served, so the run
  *     time that window read is the downstream's own, not queueing. (Where they queued, the run
  *     time falls with them and the throughput stays; a throughput that fell for another reason, a
- *     pause of the machine, a lull in the arrivals, then leaves the cut in place.) The cap goes
+ *     pause of the machine, a lull in the arrivals, then leaves the cut in place. Nor after a cut
+ *     on a window whose run-time p99 was over {@link #VOID} times the one before it: the
+ *     downstream slowed as the cut was made, and the throughput fell with its capacity.) The cap goes
  *     back to where it was; {@code B} becomes at least {@link #RAISE_MARGIN} times that reading
  *     (at most {@link #MAX_RUN_SHARE} of the target), and no cut goes below that level for
  *     {@link #HOLD} windows, twice as many after each such cut in a row (at most
@@ -145,6 +147,10 @@ final class InFlightCap {
     private double throughputBeforeCut;
     private double runBeforeCut;
     private double meanRunBeforeCut;
+    /** The run-time p99 of the window before the one a cut was made on, ms; NaN when none. */
+    private double runBeforeTrigger = Double.NaN;
+    /** The last window's run-time p99, ms; NaN before one. */
+    private double lastRun = Double.NaN;
     /** The share of the calls in flight the last cut kept: the cap it set over the mean concurrency before. */
     private double keptByCut;
     /** The budget raised by a cut that cost throughput, ms; 0 when not raised. */
@@ -191,8 +197,11 @@ final class InFlightCap {
         double r = w.runP99Ms();
         if (w.timed() < MIN_SAMPLES || Double.isNaN(r)) {
             beforeCut = 0;
+            lastRun = Double.NaN;
             return c;
         }
+        double previousRun = lastRun;
+        lastRun = r;
         if (raisedBudgetMs > 0 && r > VOID * heldRunMs) {
             unhold();
         }
@@ -203,7 +212,9 @@ final class InFlightCap {
         if (beforeCut != 0) {
             int before = beforeCut;
             beforeCut = 0;
-            if (binds && x < HURT * throughputBeforeCut && w.meanRunMs() >= meanRunBeforeCut * (1 + keptByCut) / 2) {
+            boolean slowedAsCut = runBeforeCut > VOID * runBeforeTrigger;
+            if (binds && !slowedAsCut && x < HURT * throughputBeforeCut
+                    && w.meanRunMs() >= meanRunBeforeCut * (1 + keptByCut) / 2) {
                 // The calls were being served, not queued: undo, and leave this level alone a while.
                 raisedBudgetMs = Math.max(raisedBudgetMs, RAISE_MARGIN * runBeforeCut);
                 heldRunMs = runBeforeCut;
@@ -227,6 +238,7 @@ final class InFlightCap {
                 throughputBeforeCut = x;
                 runBeforeCut = r;
                 meanRunBeforeCut = w.meanRunMs();
+                runBeforeTrigger = previousRun;
                 keptByCut = cut / n;
                 return cap = cut;
             }

@@ -94,7 +94,8 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  * Two mechanisms hold the caller's latency, one for each bottleneck:
  * <ul>
  * <li><b>The wait budget</b> (the executor's own pool, or any queue here, is the bottleneck): a
- *     task may wait before it starts at most {@code targetP99} less the run-time p99 the law reads
+ *     task may wait before it starts at most nine tenths of {@code targetP99} less the run-time
+ *     p99 the law reads
  *     (at least a tenth of the target; the whole target while the law finds it unreachable), set
  *     at every observation ({@link #MIN_WAIT_SHARE}), and tightened within a window, at most once
  *     per tenth of the observe interval, when the window so far (200 samples or more) reads a

@@ -159,8 +159,9 @@ class InFlightCapTest {
         double[] cap = {InFlightCap.OPEN};
         run(c, fifo(400, 32, cap), cap, 10, null);
         int settled = (int) cap[0];
-        // The overload's last window reads a spike: a cut by a third.
-        cap[0] = c.step(new InFlightCap.Window(1, 400, 400, settled, 75, 75, true, false, Double.NaN));
+        // The overload's last window reads a little over the share (not a quarter over the window
+        // before): a cut by a sixth.
+        cap[0] = c.step(new InFlightCap.Window(1, 400, 400, settled, 60, 60, true, false, Double.NaN));
         assertTrue(cap[0] < settled);
         // The capacity halves as the cut takes effect: throughput down, run time as before.
         double[] after = {cap[0]};
@@ -168,6 +169,25 @@ class InFlightCapTest {
         assertEquals(settled, cap[0], "undone");
         run(c, fifo(200, 32, cap), cap, 4, null);
         assertTrue(cap[0] <= 11, "cut to 200/s x 50 ms within four windows: " + cap[0]);
+    }
+
+    /**
+     * The FIFO's capacity halves within a window: the run time doubles at the same cap, the cap is
+     * cut on it, and the next window's throughput, down with the capacity, does not undo the cut.
+     */
+    @Test
+    void aCutOnTheWindowTheCapacityHalvedInIsKept() {
+        InFlightCap c = new InFlightCap(100);
+        double[] cap = {InFlightCap.OPEN};
+        run(c, fifo(400, 32, cap), cap, 10, null);
+        int settled = (int) cap[0];
+        cap[0] = c.step(new InFlightCap.Window(1, 380, 380, settled, 95, 100, true, false, Double.NaN));
+        int cut = (int) cap[0];
+        assertTrue(cut < settled);
+        cap[0] = c.step(fifo(200, 32, cap).window(Double.MAX_VALUE));
+        assertTrue(cap[0] <= cut, "kept: " + cut + " -> " + cap[0]);
+        run(c, fifo(200, 32, cap), cap, 3, null);
+        assertTrue(cap[0] >= 9 && cap[0] <= 11, "200/s x 50 ms: " + cap[0]);
     }
 
     @Test

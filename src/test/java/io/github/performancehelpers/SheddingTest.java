@@ -138,8 +138,8 @@ class SheddingTest {
     }
 
     /**
-     * The budget is the target less the law's run-time reading, at least a tenth of the target:
-     * windows of 20 ms leave 30 ms; windows of 48 ms leave the floor, 5 ms. (The loop holds the run
+     * The budget is nine tenths of the target less the law's run-time reading, at least a tenth of
+     * the target: windows of 20 ms leave 25 ms; windows of 48 ms leave the floor, 5 ms. (The loop holds the run
      * time at 45 ms, nine tenths of the target.)
      */
     @Test
@@ -150,7 +150,7 @@ class SheddingTest {
         PowerFlowExecutorLoopTest.runTaking(e, t, 20);
         t.advanceMillis(980);
         s.runAll();
-        assertEquals(30e6, e.waitBudgetNanos(), 30e6 * 0.02);
+        assertEquals(25e6, e.waitBudgetNanos(), 25e6 * 0.02);
         for (int i = 0; i < 3; i++) { // the knee-aware law merges three windows
             PowerFlowExecutorLoopTest.runTaking(e, t, 48);
             t.advanceMillis(952);
@@ -162,8 +162,9 @@ class SheddingTest {
 
     /**
      * A run time that rises within a window tightens the budget before the window ends: after a
-     * window of 20-ms tasks (budget 30 ms), 100 samples of 40 ms in the window so far are too few
-     * to act on; 200 are enough, and the next task queued finds the budget at 50 − 40 = 10 ms. It
+     * window of 20-ms tasks (budget 45 − 20 = 25 ms), 100 samples of 35 ms in the window so far are
+     * too few to act on; 200 are enough, and the next task queued finds the budget at 45 − 35 =
+     * 10 ms. It
      * is tightened at most once per tenth of the observe interval, and never below the floor.
      */
     @Test
@@ -172,19 +173,19 @@ class SheddingTest {
         PowerFlowExecutorLoopTest.runTaking(e, t, 20);
         t.advanceMillis(980);
         s.runAll();
-        assertEquals(30e6, e.waitBudgetNanos(), 30e6 * 0.02);
+        assertEquals(25e6, e.waitBudgetNanos(), 25e6 * 0.02);
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         block(e, started, release);
         started.await();
         for (int i = 0; i < 100; i++) {
-            e.controller().record(40);
+            e.controller().record(35);
         }
         e.submit(() -> { }); // queued behind the busy thread: the door looks
-        assertEquals(30e6, e.waitBudgetNanos(), 30e6 * 0.02);
+        assertEquals(25e6, e.waitBudgetNanos(), 25e6 * 0.02);
         t.advanceMillis(100);
         for (int i = 0; i < 100; i++) {
-            e.controller().record(40);
+            e.controller().record(35);
         }
         // The task queued 100 ms ago is past the tightened budget: the door refuses the next.
         assertThrows(ShedException.class, () -> e.submit(() -> { }));
@@ -196,7 +197,7 @@ class SheddingTest {
         assertEquals(10e6, e.waitBudgetNanos(), 10e6 * 0.02);
         t.advanceMillis(100);
         assertThrows(ShedException.class, () -> e.submit(() -> { }));
-        assertEquals(5e6, e.waitBudgetNanos(), 1); // 50 − 49 is under the floor
+        assertEquals(5e6, e.waitBudgetNanos(), 1); // 45 − 49 is under the floor
         release.countDown();
         terminate(e);
     }
