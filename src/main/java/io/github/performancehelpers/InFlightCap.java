@@ -37,8 +37,10 @@ package io.github.performancehelpers;
  *     downstream changed (a cut that coincided with a fall in its capacity reads like one that
  *     cost throughput).</li>
  * <li><b>Cut</b> when callers were late (the window's end-to-end p99 over the target, or tasks
- *     refused or shed), {@code r > B}, the cap open or binding, and the calls over the target
- *     not shown to start at no higher concurrency than the rest ({@link #QUEUED_Z}): to
+ *     refused or shed), {@code r > B}, the cap open or binding, and nothing shows that the calls
+ *     did not queue: neither that those over the target started at no higher concurrency than the
+ *     rest ({@link #QUEUED_Z}) nor that those that started at the highest concurrency ran no
+ *     longer ({@link #QUEUED_RUN_Z}): to
  *     {@code max(n / 2, floor(n × B / r))}, at least 1. By Little's law a downstream that queues
  *     inside serves calls in flight at its capacity, and their run time is in proportion to how
  *     many: {@code n × B / r} is what brings the run time to the budget, and at most half a window
@@ -99,6 +101,15 @@ final class InFlightCap {
      * not stop a cut.
      */
     static final double QUEUED_Z = 3;
+    /**
+     * No cut either when the calls that started at the highest concurrency ran less than this many
+     * standard errors longer than the mean ({@code StartLoad}): where the calls queue inside, those
+     * are the ones that waited, many standard errors longer; where they do not (a database with
+     * slots to spare, whose own p99 is over the run time's share), the statistic is about standard
+     * normal. Not measured (a concurrency that never varied, as behind a full pool or a binding
+     * cap) does not stop a cut.
+     */
+    static final double QUEUED_RUN_Z = 3;
     /** A window with fewer timed tasks than this changes nothing. */
     static final long MIN_SAMPLES = 50;
     /**
@@ -135,9 +146,12 @@ final class InFlightCap {
      * @param slowLoadZ       how many standard errors the mean concurrency at which the calls over
      *                        the target started lies above all calls' ({@code StartLoad}); NaN when
      *                        not measured
+     * @param runLoadZ        how many standard errors the mean run time of the calls that started at
+     *                        the highest concurrency lies above all calls' ({@code StartLoad}); NaN
+     *                        when not measured
      */
     record Window(double seconds, long completed, long timed, double meanConcurrency, double meanRunMs, double runP99Ms,
-            boolean late, boolean unreachable, double slowLoadZ) {
+            boolean late, boolean unreachable, double slowLoadZ, double runLoadZ) {
     }
 
     private final double targetMs;
@@ -226,7 +240,8 @@ final class InFlightCap {
             }
             holdSpan = HOLD;
         }
-        if (w.late() && r > budget && (c == OPEN || binds) && !(w.slowLoadZ() < QUEUED_Z)) {
+        if (w.late() && r > budget && (c == OPEN || binds) && !(w.slowLoadZ() < QUEUED_Z)
+                && !(w.runLoadZ() < QUEUED_RUN_Z)) {
             unbound = 0;
             long to = Math.max((long) Math.ceil(MAX_CUT * n), (long) Math.floor(n * budget / r));
             if (holdLeft > 0) {

@@ -895,7 +895,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         int before = inFlightCap.cap();
         int cap = inFlightCap.step(new InFlightCap.Window(seconds, e2e.count(), load.count(),
                 load.meanConcurrency(), load.meanRunMs(), RateLaw.reading(run, controller.quantile()), late,
-                LOOP.lawStats(controller).targetUnreachable(), load.slowZ()));
+                LOOP.lawStats(controller).targetUnreachable(), load.slowZ(), load.runZ()));
         delegate.capInFlight(cap);
         return cap < before;
     }

@@ -71,14 +71,26 @@ class InFlightCapExecutorTest {
         return peak.get();
     }
 
-    private static PowerFlowExecutor build(String delegate, FakeTicker t, ManualScheduler s, boolean fixedRate) {
+    /**
+     * An executor of 32 slots and a 100-ms target that has run two batches of 32 calls of 160 ms
+     * each, all late, and observed that window (cap open before it).
+     */
+    private static PowerFlowExecutor afterTwoLateBatches(String delegate, boolean fixedRate) throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
         PowerFlowExecutor.Builder b = PowerFlowExecutor.builder().rate(1e6).minRate(1e5).maxRate(1e6).burst(1000)
                 .targetP99(100).ticker(t).scheduler(s).poolSizer(rate -> 32).fixedRate(fixedRate);
         if (delegate.equals("pool")) {
             b.delegate(new ThreadPoolExecutor(32, 32, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>()))
                     .ownsDelegate(true);
         }
-        return b.build();
+        PowerFlowExecutor e = b.build();
+        assertEquals(-1, e.inFlightLimit());
+        runBatch(e, t, 32, 160);
+        runBatch(e, t, 32, 160);
+        t.advanceMillis(1000);
+        s.runAll();
+        return e;
     }
 
     /**
@@ -88,14 +100,7 @@ class InFlightCapExecutorTest {
     @ParameterizedTest
     @ValueSource(strings = {"pool", "virtual"})
     void callsThatQueuedInsideCapTheTasksInFlight(String delegate) throws Exception {
-        FakeTicker t = new FakeTicker();
-        ManualScheduler s = new ManualScheduler();
-        PowerFlowExecutor e = build(delegate, t, s, false);
-        assertEquals(-1, e.inFlightLimit());
-        runBatch(e, t, 32, 160);
-        runBatch(e, t, 32, 160);
-        t.advanceMillis(1000);
-        s.runAll();
+        PowerFlowExecutor e = afterTwoLateBatches(delegate, false);
         assertEquals(9, e.inFlightLimit());
         assertEquals(9, e.stats().inFlightLimit());
         assertEquals(32, e.stats().poolSize(), "the pool's size is the sizer's");
@@ -107,13 +112,7 @@ class InFlightCapExecutorTest {
     @ParameterizedTest
     @ValueSource(strings = {"pool", "virtual"})
     void aFixedRateCapsNothing(String delegate) throws Exception {
-        FakeTicker t = new FakeTicker();
-        ManualScheduler s = new ManualScheduler();
-        PowerFlowExecutor e = build(delegate, t, s, true);
-        runBatch(e, t, 32, 160);
-        runBatch(e, t, 32, 160);
-        t.advanceMillis(1000);
-        s.runAll();
+        PowerFlowExecutor e = afterTwoLateBatches(delegate, true);
         assertEquals(-1, e.inFlightLimit());
         assertEquals(30, peakOfThirty(e, 30));
         terminate(e);

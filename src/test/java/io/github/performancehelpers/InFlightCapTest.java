@@ -26,7 +26,7 @@ class InFlightCapTest {
             double inFlight = Math.min(Math.min(pool, cap[0]), n);
             double run = inFlight / capacity * 1000;
             return new InFlightCap.Window(1, (long) capacity, (long) capacity, inFlight, run, run, true, false,
-                    Double.NaN);
+                    Double.NaN, Double.NaN);
         };
     }
 
@@ -44,7 +44,7 @@ class InFlightCapTest {
             double run = p99Ms + inside;
             boolean late = offered > served * 1.01 || run > TARGET;
             return new InFlightCap.Window(1, (long) served, (long) served, inFlight, meanMs + inside, run, late,
-                    false, Double.NaN);
+                    false, Double.NaN, Double.NaN);
         };
     }
 
@@ -138,14 +138,16 @@ class InFlightCapTest {
     @Test
     void aDipInThroughputAfterACutThatShortenedTheRunTimeKeepsTheCut() {
         InFlightCap c = new InFlightCap(100);
-        assertEquals(16, c.step(new InFlightCap.Window(1, 200, 200, 32, 160, 160, true, false, Double.NaN)));
-        assertEquals(10, c.step(new InFlightCap.Window(1, 170, 170, 16, 80, 80, true, false, Double.NaN)),
+        assertEquals(16, c.step(new InFlightCap.Window(1, 200, 200, 32, 160, 160, true, false,
+                Double.NaN, Double.NaN)));
+        assertEquals(10, c.step(new InFlightCap.Window(1, 170, 170, 16, 80, 80, true, false, Double.NaN, Double.NaN)),
                 "cut on, not undone");
         // The same dip with the run time unchanged undoes the cut: the calls were being served.
         InFlightCap d = new InFlightCap(100);
-        assertEquals(16, d.step(new InFlightCap.Window(1, 200, 200, 32, 160, 160, true, false, Double.NaN)));
+        assertEquals(16, d.step(new InFlightCap.Window(1, 200, 200, 32, 160, 160, true, false,
+                Double.NaN, Double.NaN)));
         assertEquals(InFlightCap.OPEN, d.step(new InFlightCap.Window(1, 170, 170, 16, 160, 160, true, false,
-                Double.NaN)));
+                Double.NaN, Double.NaN)));
     }
 
     /**
@@ -161,7 +163,7 @@ class InFlightCapTest {
         int settled = (int) cap[0];
         // The overload's last window reads a little over the share (not a quarter over the window
         // before): a cut by a sixth.
-        cap[0] = c.step(new InFlightCap.Window(1, 400, 400, settled, 60, 60, true, false, Double.NaN));
+        cap[0] = c.step(new InFlightCap.Window(1, 400, 400, settled, 60, 60, true, false, Double.NaN, Double.NaN));
         assertTrue(cap[0] < settled);
         // The capacity halves as the cut takes effect: throughput down, run time as before.
         double[] after = {cap[0]};
@@ -181,7 +183,7 @@ class InFlightCapTest {
         double[] cap = {InFlightCap.OPEN};
         run(c, fifo(400, 32, cap), cap, 10, null);
         int settled = (int) cap[0];
-        cap[0] = c.step(new InFlightCap.Window(1, 380, 380, settled, 95, 100, true, false, Double.NaN));
+        cap[0] = c.step(new InFlightCap.Window(1, 380, 380, settled, 95, 100, true, false, Double.NaN, Double.NaN));
         int cut = (int) cap[0];
         assertTrue(cut < settled);
         cap[0] = c.step(fifo(200, 32, cap).window(Double.MAX_VALUE));
@@ -197,7 +199,7 @@ class InFlightCapTest {
         run(c, fifo(200, 32, cap), cap, 5, null);
         assertTrue(cap[0] < 32);
         assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 200, 200, cap[0], 150, 150, true, true,
-                Double.NaN)));
+                Double.NaN, Double.NaN)));
     }
 
     @Test
@@ -206,7 +208,7 @@ class InFlightCapTest {
         InFlightCap c = new InFlightCap(TARGET);
         for (int i = 0; i < 20; i++) {
             assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 700, 700, 8, 11, 35, false, false,
-                    Double.NaN)));
+                    Double.NaN, Double.NaN)));
         }
     }
 
@@ -218,8 +220,23 @@ class InFlightCapTest {
     @Test
     void aTailAtAnyConcurrencyIsNotCutFor() {
         InFlightCap c = new InFlightCap(60);
-        assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 160, 160, 4.5, 40, 80, true, false, 0.2)));
-        assertEquals(3, c.step(new InFlightCap.Window(1, 160, 160, 4.5, 40, 80, true, false, 6)));
+        assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 160, 160, 4.5, 40, 80, true, false, 0.2,
+                Double.NaN)));
+        assertEquals(3, c.step(new InFlightCap.Window(1, 160, 160, 4.5, 40, 80, true, false, 6, Double.NaN)));
+    }
+
+    /**
+     * A database with slots to spare whose own p99 (32 ms) is over the run time's share (30 ms),
+     * with a few callers late for another reason: the calls that started with the most in flight
+     * ran no longer than the rest, so nothing is cut; the same window where they ran far longer
+     * (they queued for a slot) is cut.
+     */
+    @Test
+    void slotsToSpareAreNotCutFor() {
+        InFlightCap c = new InFlightCap(TARGET);
+        assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 706, 706, 9, 11.3, 32, true, false,
+                Double.NaN, 0.4)));
+        assertEquals(8, c.step(new InFlightCap.Window(1, 706, 706, 9, 11.3, 32, true, false, Double.NaN, 8)));
     }
 
     @Test
@@ -228,15 +245,17 @@ class InFlightCapTest {
         double[] cap = {InFlightCap.OPEN};
         run(c, fifo(200, 32, cap), cap, 5, null);
         for (int i = 1; i < InFlightCap.FORGET; i++) {
-            assertTrue(c.step(new InFlightCap.Window(1, 50, 50, 1, 5, 5, false, false, Double.NaN)) < InFlightCap.OPEN);
+            assertTrue(c.step(new InFlightCap.Window(1, 50, 50, 1, 5, 5, false, false,
+                    Double.NaN, Double.NaN)) < InFlightCap.OPEN);
         }
-        assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 50, 50, 1, 5, 5, false, false, Double.NaN)));
+        assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 50, 50, 1, 5, 5, false, false,
+                Double.NaN, Double.NaN)));
     }
 
     @Test
     void aWindowWithFewSamplesChangesNothing() {
         InFlightCap c = new InFlightCap(100);
         assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 40, InFlightCap.MIN_SAMPLES - 1, 32, 160,
-                160, true, false, Double.NaN)));
+                160, true, false, Double.NaN, Double.NaN)));
     }
 }
