@@ -167,7 +167,7 @@ class MicrometerMetricsCollectorTest {
 
         PowerFlowExecutor.Stats st = e.stats();
         Map<String, Meter> meters = meters(registry, name);
-        assertEquals(20, meters.size(), meters.keySet().toString());
+        assertEquals(21, meters.size(), meters.keySet().toString());
         for (Meter m : meters.values()) {
             if (m instanceof Gauge g) {
                 assertFalse(Double.isNaN(g.value()), m.getId().getName() + " reads NaN after a GC");
