@@ -242,7 +242,7 @@ abstract class Delegate {
     final synchronized void resize(int size) {
         if (limit != null) {
             sizeInForce = size;
-            limit.setLimit(Math.min(slotsFor(size), inFlightCap));
+            applyLimit();
             resized(size);
         }
     }
@@ -256,8 +256,13 @@ abstract class Delegate {
     final synchronized void capInFlight(int cap) {
         if (limit != null && cap != inFlightCap) {
             inFlightCap = cap;
-            limit.setLimit(Math.min(slotsFor(sizeInForce), cap));
+            applyLimit();
         }
+    }
+
+    /** Sets the slot limit from the size and the cap in force: the fewer. Called holding this monitor. */
+    private void applyLimit() {
+        limit.setLimit(Math.min(slotsFor(sizeInForce), inFlightCap));
     }
 
     /** {@return the cap on the tasks in flight in force, {@link InFlightCap#OPEN} when none} */

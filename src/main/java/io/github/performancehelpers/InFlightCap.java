@@ -154,19 +154,26 @@ final class InFlightCap {
             boolean late, boolean unreachable, double slowLoadZ, double runLoadZ) {
     }
 
+    /**
+     * A cut, as the window after it judges it.
+     *
+     * @param before      the cap before it
+     * @param throughput  the completions per second of the window it was made on
+     * @param runP99Ms    that window's run-time p99
+     * @param meanRunMs   that window's mean run time
+     * @param kept        the share of the calls in flight it kept: the new cap over that window's mean concurrency
+     * @param slowedAsCut whether that window's run-time p99 was over {@link #VOID} times the one before it
+     */
+    private record Cut(int before, double throughput, double runP99Ms, double meanRunMs, double kept,
+            boolean slowedAsCut) {
+    }
+
     private final double targetMs;
     private volatile int cap = OPEN;
-    /** The cap before the last cut, to be judged in the next window; 0 when no cut is pending. */
-    private int beforeCut;
-    private double throughputBeforeCut;
-    private double runBeforeCut;
-    private double meanRunBeforeCut;
-    /** The run-time p99 of the window before the one a cut was made on, ms; NaN when none. */
-    private double runBeforeTrigger = Double.NaN;
+    /** The last cut, to be judged in the next window; null when none is pending. */
+    private Cut pending;
     /** The last window's run-time p99, ms; NaN before one. */
     private double lastRun = Double.NaN;
-    /** The share of the calls in flight the last cut kept: the cap it set over the mean concurrency before. */
-    private double keptByCut;
     /** The budget raised by a cut that cost throughput, ms; 0 when not raised. */
     private double raisedBudgetMs;
     /** The run-time p99 that raised the budget and set the hold, ms. */
@@ -210,7 +217,7 @@ final class InFlightCap {
         }
         double r = w.runP99Ms();
         if (w.timed() < MIN_SAMPLES || Double.isNaN(r)) {
-            beforeCut = 0;
+            pending = null;
             lastRun = Double.NaN;
             return c;
         }
@@ -223,20 +230,19 @@ final class InFlightCap {
         double x = w.completed() / w.seconds();
         double n = w.meanConcurrency();
         boolean binds = c != OPEN && n >= BINDS * c;
-        if (beforeCut != 0) {
-            int before = beforeCut;
-            beforeCut = 0;
-            boolean slowedAsCut = runBeforeCut > VOID * runBeforeTrigger;
-            if (binds && !slowedAsCut && x < HURT * throughputBeforeCut
-                    && w.meanRunMs() >= meanRunBeforeCut * (1 + keptByCut) / 2) {
+        if (pending != null) {
+            Cut last = pending;
+            pending = null;
+            if (binds && !last.slowedAsCut() && x < HURT * last.throughput()
+                    && w.meanRunMs() >= last.meanRunMs() * (1 + last.kept()) / 2) {
                 // The calls were being served, not queued: undo, and leave this level alone a while.
-                raisedBudgetMs = Math.max(raisedBudgetMs, RAISE_MARGIN * runBeforeCut);
-                heldRunMs = runBeforeCut;
-                holdAt = before;
+                raisedBudgetMs = Math.max(raisedBudgetMs, RAISE_MARGIN * last.runP99Ms());
+                heldRunMs = last.runP99Ms();
+                holdAt = last.before();
                 holdLeft = holdSpan;
                 holdSpan = Math.min(MAX_HOLD, 2 * holdSpan);
                 unbound = 0;
-                return cap = before;
+                return cap = last.before();
             }
             holdSpan = HOLD;
         }
@@ -249,12 +255,7 @@ final class InFlightCap {
             }
             int cut = (int) Math.max(1, Math.min(to, c));
             if (cut < c && cut < n) {
-                beforeCut = c;
-                throughputBeforeCut = x;
-                runBeforeCut = r;
-                meanRunBeforeCut = w.meanRunMs();
-                runBeforeTrigger = previousRun;
-                keptByCut = cut / n;
+                pending = new Cut(c, x, r, w.meanRunMs(), cut / n, r > VOID * previousRun);
                 return cap = cut;
             }
             return c;
@@ -276,7 +277,7 @@ final class InFlightCap {
     /** Back to open, nothing pending, the budget at its share. */
     void reset() {
         cap = OPEN;
-        beforeCut = 0;
+        pending = null;
         unbound = 0;
         unhold();
     }

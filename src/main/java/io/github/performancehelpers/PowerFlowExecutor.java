@@ -1379,8 +1379,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * @return the cap on the tasks in flight, or -1
      */
     public int inFlightLimit() {
-        int cap = delegate.inFlightCap();
-        return inFlightCap == null || cap == InFlightCap.OPEN ? -1 : cap;
+        int cap = delegate.inFlightCap(); // OPEN throughout where no cap is stepped
+        return cap == InFlightCap.OPEN ? -1 : cap;
     }
 
     /**
