@@ -26,8 +26,10 @@ package io.github.performancehelpers;
  *     time that window read is the downstream's own, not queueing. (Where they queued, the run
  *     time falls with them and the throughput stays; a throughput that fell for another reason, a
  *     pause of the machine, a lull in the arrivals, then leaves the cut in place. Nor after a cut
- *     on a window whose run-time p99 was over {@link #VOID} times the one before it: the
- *     downstream slowed as the cut was made, and the throughput fell with its capacity.) The cap goes
+ *     on a window whose run-time p99 was over {@link #VOID} times the one before it, nor when the
+ *     mean run time after it is over {@link #VOID} times the one it was made on, which no cut
+ *     causes: the downstream slowed as the cut was made, and the throughput fell with its
+ *     capacity.) The cap goes
  *     back to where it was; {@code B} becomes at least {@link #RAISE_MARGIN} times that reading
  *     (at most {@link #MAX_RUN_SHARE} of the target), and no cut goes below that level for
  *     {@link #HOLD} windows, twice as many after each such cut in a row (at most
@@ -40,7 +42,9 @@ package io.github.performancehelpers;
  *     refused or shed), {@code r > B}, the cap open or binding, and nothing shows that the calls
  *     did not queue: neither that those over the target started at no higher concurrency than the
  *     rest ({@link #QUEUED_Z}) nor that those that started at the highest concurrency ran no
- *     longer ({@link #QUEUED_RUN_Z}): to
+ *     longer ({@link #QUEUED_RUN_Z}), unless the cap bound and the run-time p99 rose over
+ *     {@link #VOID} times the window before's (the downstream's capacity fell within the window:
+ *     those statistics compare calls of one steady window, and here read the change): to
  *     {@code max(n / 2, floor(n × B / r))}, at least 1. By Little's law a downstream that queues
  *     inside serves calls in flight at its capacity, and their run time is in proportion to how
  *     many: {@code n × B / r} is what brings the run time to the budget, and at most half a window
@@ -50,6 +54,17 @@ package io.github.performancehelpers;
  *     whose capacity grew runs the same calls in less time, and a database given more slots runs
  *     them in the same time: the only way to find those is to offer more); nearer {@code B}, by
  *     one.</li>
+ * <li><b>Grow into room</b> when the cap bound, callers were late, and the window's mean run time
+ *     is within {@link #ROOM} of the reference's, and within half the rise a FIFO server's would
+ *     show, though at least {@link #ROOM_STEP} more were in flight (the reference: the window with
+ *     the fewest in flight of the last {@link #REFERENCE_SPAN} to twice as many windows): by
+ *     {@link #GROW_MIN}, and no cut. Queueing only adds to a call's run time, so the
+ *     run time of the fewest in flight is the downstream's own; more calls in flight that ran as
+ *     fast did not queue inside it, and it has room for them (a database given back its slots
+ *     whose own p99 is over the budget, which the rule above never grows). A cut there would only
+ *     cost throughput, for the run time it would shorten is not queueing. Where the reference
+ *     itself queued (a FIFO server at any concurrency over one), more in flight run longer in
+ *     proportion and this never fires.</li>
  * <li><b>Forget</b> a cap that bound nothing for {@link #FORGET} windows in a row with callers on
  *     time: it opens, so that no stale cap throttles a load that has changed.</li>
  * </ol>
@@ -131,6 +146,20 @@ final class InFlightCap {
     static final double VOID = 1.25;
     /** The raised budget is at most this share of the target: the queue keeps a tenth. */
     static final double MAX_RUN_SHARE = 0.9;
+    /**
+     * A mean run time within this factor of the reference's is the downstream's own (a window's
+     * mean over at least {@link #MIN_SAMPLES} calls of a lognormal service scatters by a few
+     * percent; a tenth more in flight than a FIFO server's slots adds a tenth).
+     */
+    static final double ROOM = 1.1;
+    /** Growing into room needs at least this many more in flight than the reference had. */
+    static final double ROOM_STEP = 1;
+    /**
+     * The reference is the window with the fewest in flight of the last this many to twice as many
+     * windows: long enough to span a phase of steady overload, short enough that a downstream that
+     * became slower for good stops being read against its old speed.
+     */
+    static final int REFERENCE_SPAN = 30;
 
     /**
      * One window as the tick saw it.
@@ -184,6 +213,8 @@ final class InFlightCap {
     /** The next hold's length: {@link #HOLD}, doubled by each cut in a row that cost throughput. */
     private int holdSpan = HOLD;
     private int unbound;
+    /** The reference: the window with the fewest in flight in this span and the one before. */
+    private final Reference reference = new Reference();
 
     /** @param targetMs the executor's target, milliseconds ({@code > 0}) */
     InFlightCap(double targetMs) {
@@ -230,11 +261,14 @@ final class InFlightCap {
         double x = w.completed() / w.seconds();
         double n = w.meanConcurrency();
         boolean binds = c != OPEN && n >= BINDS * c;
+        boolean room = reference.roomAt(n, w.meanRunMs());
+        reference.add(n, w.meanRunMs());
         if (pending != null) {
             Cut last = pending;
             pending = null;
             if (binds && !last.slowedAsCut() && x < HURT * last.throughput()
-                    && w.meanRunMs() >= last.meanRunMs() * (1 + last.kept()) / 2) {
+                    && w.meanRunMs() >= last.meanRunMs() * (1 + last.kept()) / 2
+                    && w.meanRunMs() <= VOID * last.meanRunMs()) {
                 // The calls were being served, not queued: undo, and leave this level alone a while.
                 raisedBudgetMs = Math.max(raisedBudgetMs, RAISE_MARGIN * last.runP99Ms());
                 heldRunMs = last.runP99Ms();
@@ -246,8 +280,15 @@ final class InFlightCap {
             }
             holdSpan = HOLD;
         }
-        if (w.late() && r > budget && (c == OPEN || binds) && !(w.slowLoadZ() < QUEUED_Z)
-                && !(w.runLoadZ() < QUEUED_RUN_Z)) {
+        if (binds && w.late() && room) {
+            unbound = 0;
+            return cap = (int) Math.min(OPEN - 1L, (long) Math.ceil(c * GROW_MIN));
+        }
+        // A run time that jumped at a binding cap is the downstream changing within the window, which
+        // the start-load statistics, made for a steady window, do not read.
+        boolean changed = binds && r > VOID * previousRun;
+        if (w.late() && r > budget && (c == OPEN || binds)
+                && (changed || (!(w.slowLoadZ() < QUEUED_Z) && !(w.runLoadZ() < QUEUED_RUN_Z)))) {
             unbound = 0;
             long to = Math.max((long) Math.ceil(MAX_CUT * n), (long) Math.floor(n * budget / r));
             if (holdLeft > 0) {
@@ -280,6 +321,44 @@ final class InFlightCap {
         pending = null;
         unbound = 0;
         unhold();
+    }
+
+    /**
+     * The window with the fewest in flight over the last {@link #REFERENCE_SPAN} to twice as many
+     * windows (two spans, the older dropped when the newer is full), and its mean run time.
+     */
+    private static final class Reference {
+        private double inFlight = Double.NaN;
+        private double runMs;
+        private double olderInFlight = Double.NaN;
+        private double olderRunMs;
+        private int age;
+
+        /** Whether {@code n} in flight that ran {@code meanRunMs} on average show room over the reference. */
+        boolean roomAt(double n, double meanRunMs) {
+            // The fewer in flight, unless the two ran more than ROOM apart: then the newer, the downstream's speed now.
+            boolean apart = runMs > ROOM * olderRunMs || olderRunMs > ROOM * runMs;
+            boolean older = Double.isNaN(inFlight) || (olderInFlight < inFlight && !apart);
+            double refN = older ? olderInFlight : inFlight;
+            double refRun = older ? olderRunMs : runMs;
+            // Half the rise a FIFO's calls would show at this many more in flight, and at most ROOM.
+            double rise = Math.min(ROOM, 1 + (n / refN - 1) / 2);
+            return n >= refN + ROOM_STEP && meanRunMs <= rise * refRun; // false while there is none (NaN)
+        }
+
+        /** Takes a window: it becomes the reference with no more in flight, or clearly faster (a faster downstream). */
+        void add(double n, double meanRunMs) {
+            if (Double.isNaN(inFlight) || n <= inFlight || meanRunMs < runMs / ROOM) {
+                inFlight = n;
+                runMs = meanRunMs;
+            }
+            if (++age >= REFERENCE_SPAN) {
+                olderInFlight = inFlight;
+                olderRunMs = runMs;
+                inFlight = Double.NaN;
+                age = 0;
+            }
+        }
     }
 
     /** No hold, the budget at its share. */
