@@ -54,17 +54,23 @@ package io.github.performancehelpers;
  *     whose capacity grew runs the same calls in less time, and a database given more slots runs
  *     them in the same time: the only way to find those is to offer more); nearer {@code B}, by
  *     one.</li>
- * <li><b>Grow into room</b> when the cap bound, callers were late, and the window's mean run time
- *     is within {@link #ROOM} of the reference's, and within half the rise a FIFO server's would
- *     show, though at least {@link #ROOM_STEP} more were in flight (the reference: the window with
- *     the fewest in flight of the last {@link #REFERENCE_SPAN} to twice as many windows): by
- *     {@link #GROW_MIN}, and no cut. Queueing only adds to a call's run time, so the
- *     run time of the fewest in flight is the downstream's own; more calls in flight that ran as
- *     fast did not queue inside it, and it has room for them (a database given back its slots
- *     whose own p99 is over the budget, which the rule above never grows). A cut there would only
- *     cost throughput, for the run time it would shorten is not queueing. Where the reference
- *     itself queued (a FIFO server at any concurrency over one), more in flight run longer in
- *     proportion and this never fires.</li>
+ * <li><b>Grow into room</b> (checked before the cut and the budget's growth) when the cap bound,
+ *     callers were late, and the window's mean run time is within {@link #ROOM} of the
+ *     reference's, and within half the rise a FIFO server's would show, though at least
+ *     {@link #ROOM_STEP} more were in flight: by {@link #GROW_MIN}, or by the budget's ratio as
+ *     above if that is more, and no cut. The reference is the window with the fewest in flight of
+ *     the last {@link #REFERENCE_SPAN} to twice as many windows stepped on, or a window of the
+ *     newer span that ran more than {@link #ROOM} faster or slower than the older's (the
+ *     downstream's speed now). Queueing only adds to a call's run time, so the run time of the
+ *     fewest in flight is the downstream's own; more calls in flight that ran as fast did not
+ *     queue inside it, and it has room for them (a database given back its slots whose own p99 is
+ *     over the budget, which the rule above never grows). A cut there would only cost
+ *     throughput, for the run time it would shorten is not queueing. Where the reference itself
+ *     queued (a FIFO server at any concurrency over one), more in flight run longer in proportion
+ *     and this fires only on a mean that scatters by more than half that rise. Limits: after a
+ *     cut, the reference is the cut's level, so a cap that binds steadily shows no room until it
+ *     has grown by another rule; and a downstream that queues a little (a tenth) still reads as
+ *     room, so the cap overshoots its slots by up to a quarter before the cut takes it back.</li>
  * <li><b>Forget</b> a cap that bound nothing for {@link #FORGET} windows in a row with callers on
  *     time: it opens, so that no stale cap throttles a load that has changed.</li>
  * </ol>
@@ -141,7 +147,9 @@ final class InFlightCap {
     static final int MAX_HOLD = 160;
     /**
      * A run-time p99 this many times the one a hold and a raised budget were set from voids both:
-     * the downstream changed (its capacity fell), and its run time is no longer its own.
+     * the downstream changed (its capacity fell), and its run time is no longer its own. The same
+     * factor marks a cut made as the run time jumped (not undone, and not stopped by the
+     * start-load statistics at a binding cap) and a mean run time after a cut that no cut explains.
      */
     static final double VOID = 1.25;
     /** The raised budget is at most this share of the target: the queue keeps a tenth. */
@@ -282,7 +290,8 @@ final class InFlightCap {
         }
         if (binds && w.late() && room) {
             unbound = 0;
-            return cap = (int) Math.min(OPEN - 1L, (long) Math.ceil(c * GROW_MIN));
+            double by = r <= NEAR * budget ? budgetRatio(budget, r) : GROW_MIN;
+            return cap = (int) Math.min(OPEN - 1L, (long) Math.ceil(c * by));
         }
         // A run time that jumped at a binding cap is the downstream changing within the window, which
         // the start-load statistics, made for a steady window, do not read.
@@ -304,7 +313,7 @@ final class InFlightCap {
         if (binds && r <= budget) {
             unbound = 0;
             long grown = r <= NEAR * budget
-                    ? (long) Math.ceil(c * Math.min(GROW_MAX, Math.max(GROW_MIN, budget / r)))
+                    ? (long) Math.ceil(c * budgetRatio(budget, r))
                     : c + 1L;
             return cap = (int) Math.min(OPEN - 1L, grown);
         }
@@ -313,6 +322,11 @@ final class InFlightCap {
             return OPEN;
         }
         return c;
+    }
+
+    /** The budget's growth factor: {@code budget / r}, between {@link #GROW_MIN} and {@link #GROW_MAX}. */
+    private static double budgetRatio(double budget, double r) {
+        return Math.min(GROW_MAX, Math.max(GROW_MIN, budget / r));
     }
 
     /** Back to open, nothing pending, the budget at its share. */
@@ -343,7 +357,7 @@ final class InFlightCap {
             double refRun = older ? olderRunMs : runMs;
             // Half the rise a FIFO's calls would show at this many more in flight, and at most ROOM.
             double rise = Math.min(ROOM, 1 + (n / refN - 1) / 2);
-            return n >= refN + ROOM_STEP && meanRunMs <= rise * refRun; // false while there is none (NaN)
+            return n >= refN + ROOM_STEP && meanRunMs <= rise * refRun; // false while refN is NaN (no reference)
         }
 
         /** Takes a window: it becomes the reference with no more in flight, or clearly faster (a faster downstream). */

@@ -138,6 +138,22 @@ class InFlightCapTest {
         }
     }
 
+    /**
+     * Room and a run time far under the budget at once (a downstream four times as fast as when
+     * the cap was cut): the cap grows by the budget's ratio (2), not only by the quarter that room
+     * alone gives.
+     */
+    @Test
+    void roomUnderAFarBudgetGrowsByTheBudgetsRatio() {
+        InFlightCap c = new InFlightCap(TARGET);
+        for (int i = 0; i < 3; i++) {
+            c.step(new InFlightCap.Window(1, 400, 400, 4, 10, 20, false, false, Double.NaN, Double.NaN));
+        }
+        assertEquals(8, c.step(new InFlightCap.Window(1, 400, 400, 16, 40, 80, true, false, Double.NaN, Double.NaN)),
+                "max(16 / 2, 16 x 30 / 80)");
+        assertEquals(16, c.step(new InFlightCap.Window(1, 760, 760, 8, 10.5, 15, true, false, Double.NaN, Double.NaN)));
+    }
+
     @Test
     void aSlowServiceThatDoesNotQueueIsNotStarved() {
         // Every call takes 70 ms at any concurrency, the target is 50: 150/s offered need 10.5 in flight.
