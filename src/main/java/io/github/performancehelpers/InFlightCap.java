@@ -221,7 +221,7 @@ final class InFlightCap {
     /** The next hold's length: {@link #HOLD}, doubled by each cut in a row that cost throughput. */
     private int holdSpan = HOLD;
     private int unbound;
-    /** The reference: the window with the fewest in flight in this span and the one before. */
+    /** The reference the grow-into-room rule reads ({@link Reference}). */
     private final Reference reference = new Reference();
 
     /** @param targetMs the executor's target, milliseconds ({@code > 0}) */
@@ -293,11 +293,11 @@ final class InFlightCap {
             double by = r <= NEAR * budget ? budgetRatio(budget, r) : GROW_MIN;
             return cap = (int) Math.min(OPEN - 1L, (long) Math.ceil(c * by));
         }
+        boolean jumped = r > VOID * previousRun;
         // A run time that jumped at a binding cap is the downstream changing within the window, which
         // the start-load statistics, made for a steady window, do not read.
-        boolean changed = binds && r > VOID * previousRun;
         if (w.late() && r > budget && (c == OPEN || binds)
-                && (changed || (!(w.slowLoadZ() < QUEUED_Z) && !(w.runLoadZ() < QUEUED_RUN_Z)))) {
+                && ((binds && jumped) || (!(w.slowLoadZ() < QUEUED_Z) && !(w.runLoadZ() < QUEUED_RUN_Z)))) {
             unbound = 0;
             long to = Math.max((long) Math.ceil(MAX_CUT * n), (long) Math.floor(n * budget / r));
             if (holdLeft > 0) {
@@ -305,7 +305,7 @@ final class InFlightCap {
             }
             int cut = (int) Math.max(1, Math.min(to, c));
             if (cut < c && cut < n) {
-                pending = new Cut(c, x, r, w.meanRunMs(), cut / n, r > VOID * previousRun);
+                pending = new Cut(c, x, r, w.meanRunMs(), cut / n, jumped);
                 return cap = cut;
             }
             return c;
@@ -339,7 +339,9 @@ final class InFlightCap {
 
     /**
      * The window with the fewest in flight over the last {@link #REFERENCE_SPAN} to twice as many
-     * windows (two spans, the older dropped when the newer is full), and its mean run time.
+     * windows stepped on (two spans, the older dropped when the newer is full), and its mean run
+     * time. Within a span a window that ran more than {@link #ROOM} faster replaces it whatever its
+     * concurrency; across the two, the newer span's is read when their run times are that far apart.
      */
     private static final class Reference {
         private double inFlight = Double.NaN;

@@ -344,9 +344,10 @@ public final class FieldTrial {
     }
 
     /**
-     * With {@code --trace=<contender>}, prints that flow executor's loop once a second (rate, pool
-     * size, cap on the tasks in flight, tasks done in the second, run-time and end-to-end p99 of the last window, depth,
-     * shed, refused, the law's capacity estimate, unreachable), to stderr.
+     * With {@code --trace=<contender>}, prints that flow executor's loop once a second (tasks
+     * done in the second, rate, pool size, cap on the tasks in flight, run-time and end-to-end p99
+     * of the last window, depth, shed, refused, the law's capacity estimate, unreachable), to
+     * stderr.
      */
     private static Thread trace(String[] names, List<Contender> contenders, long start) {
         String which = traced;
