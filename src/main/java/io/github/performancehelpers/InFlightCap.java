@@ -35,16 +35,26 @@ package io.github.performancehelpers;
  *     {@link #HOLD} windows, twice as many after each such cut in a row (at most
  *     {@link #MAX_HOLD}). This is what keeps a slow service (a run time over the budget at any
  *     concurrency) from being starved: it loses at most one window in a hold. A run-time p99
- *     over {@link #VOID} times the one that set them voids the hold and the raised budget: the
- *     downstream changed (a cut that coincided with a fall in its capacity reads like one that
- *     cost throughput).</li>
+ *     over {@link #VOID} times the one that set them voids the hold and the raised budget, when
+ *     the calls in flight were no more than {@link #ROOM_STEP} over the level the hold was set at
+ *     or the p99 jumped that much within the window: the downstream changed (a cut that
+ *     coincided with a fall in its capacity reads like one that cost throughput). With more in
+ *     flight, the rise may be the cap's own queueing, which the cut takes back under the raised
+ *     budget. Under a raised budget the cap does not grow while the window's mean run time is
+ *     over {@link #ROOM} times the reference's (below) with more in flight than it had: that
+ *     budget is over the downstream's own p99, and growing up to it would fill the downstream's
+ *     queue (a database of 8 slots held 13 in flight, a mean run time 1.6 times its own).</li>
  * <li><b>Cut</b> when callers were late (the window's end-to-end p99 over the target, or tasks
  *     refused or shed), {@code r > B}, the cap open or binding, and nothing shows that the calls
  *     did not queue: neither that those over the target started at no higher concurrency than the
  *     rest ({@link #QUEUED_Z}) nor that those that started at the highest concurrency ran no
- *     longer ({@link #QUEUED_RUN_Z}), unless the cap bound and the run-time p99 rose over
+ *     longer ({@link #QUEUED_RUN_Z}), unless the cap bound and either the run-time p99 rose over
  *     {@link #VOID} times the window before's (the downstream's capacity fell within the window:
- *     those statistics compare calls of one steady window, and here read the change): to
+ *     those statistics compare calls of one steady window, and here read the change) or the
+ *     window queued against the reference (below: its mean run time over {@link #ROOM} times
+ *     the reference's and over half the rise a FIFO's would show, with at least
+ *     {@link #ROOM_STEP} more in flight; at a binding cap every call starts with the same number
+ *     in flight, and the second statistic reads about zero whatever they did): to
  *     {@code max(n / 2, floor(n × B / r))}, at least 1. By Little's law a downstream that queues
  *     inside serves calls in flight at its capacity, and their run time is in proportion to how
  *     many: {@code n × B / r} is what brings the run time to the budget, and at most half a window
@@ -60,8 +70,9 @@ package io.github.performancehelpers;
  *     {@link #ROOM_STEP} more were in flight: by {@link #GROW_MIN}, or by the budget's ratio as
  *     above if that is more, and no cut. The reference is the window with the fewest in flight of
  *     the last {@link #REFERENCE_SPAN} to twice as many windows stepped on, or a window of the
- *     newer span that ran more than {@link #ROOM} faster or slower than the older's (the
- *     downstream's speed now). Queueing only adds to a call's run time, so the run time of the
+ *     newer span that ran more than {@link #ROOM} faster than the older's (the downstream's
+ *     speed now; one that ran slower with more in flight may have queued, and the older stays
+ *     until its span is dropped). Queueing only adds to a call's run time, so the run time of the
  *     fewest in flight is the downstream's own; more calls in flight that ran as fast did not
  *     queue inside it, and it has room for them (a database given back its slots whose own p99 is
  *     over the budget, which the rule above never grows). A cut there would only cost
@@ -69,8 +80,11 @@ package io.github.performancehelpers;
  *     queued (a FIFO server at any concurrency over one), more in flight run longer in proportion
  *     and this fires only on a mean that scatters by more than half that rise. Limits: after a
  *     cut, the reference is the cut's level, so a cap that binds steadily shows no room until it
- *     has grown by another rule; and a downstream that queues a little (a tenth) still reads as
- *     room, so the cap overshoots its slots by up to a quarter before the cut takes it back.</li>
+ *     has grown by another rule; a downstream that queues a little (a tenth) still reads as
+ *     room, so the cap overshoots its slots by up to a quarter before the cut takes it back; and
+ *     when the older span is dropped a cap that held steady makes its own level the reference,
+ *     queued or not, so under a raised budget it can creep up by one step every
+ *     {@link #REFERENCE_SPAN} windows until the cut stops it.</li>
  * <li><b>Forget</b> a cap that bound nothing for {@link #FORGET} windows in a row with callers on
  *     time: it opens, so that no stale cap throttles a load that has changed.</li>
  * </ol>
@@ -262,14 +276,19 @@ final class InFlightCap {
         }
         double previousRun = lastRun;
         lastRun = r;
-        if (raisedBudgetMs > 0 && r > VOID * heldRunMs) {
+        boolean jumped = r > VOID * previousRun;
+        double n = w.meanConcurrency();
+        // With more in flight than the level the hold was set at, the rise may be the cap's own
+        // queueing, which the cut below takes back; a jump within a window is the downstream's.
+        if (raisedBudgetMs > 0 && r > VOID * heldRunMs && (n <= holdAt + ROOM_STEP || jumped)) {
             unhold();
         }
         double budget = budgetMs();
         double x = w.completed() / w.seconds();
-        double n = w.meanConcurrency();
         boolean binds = c != OPEN && n >= BINDS * c;
         boolean room = reference.roomAt(n, w.meanRunMs());
+        boolean queued = reference.queuedAt(n, w.meanRunMs(), true);
+        boolean slower = reference.queuedAt(n, w.meanRunMs(), false);
         reference.add(n, w.meanRunMs());
         if (pending != null) {
             Cut last = pending;
@@ -293,11 +312,11 @@ final class InFlightCap {
             double by = r <= NEAR * budget ? budgetRatio(budget, r) : GROW_MIN;
             return cap = (int) Math.min(OPEN - 1L, (long) Math.ceil(c * by));
         }
-        boolean jumped = r > VOID * previousRun;
         // A run time that jumped at a binding cap is the downstream changing within the window, which
         // the start-load statistics, made for a steady window, do not read.
         if (w.late() && r > budget && (c == OPEN || binds)
-                && ((binds && jumped) || (!(w.slowLoadZ() < QUEUED_Z) && !(w.runLoadZ() < QUEUED_RUN_Z)))) {
+                && ((binds && (jumped || queued))
+                        || (!(w.slowLoadZ() < QUEUED_Z) && !(w.runLoadZ() < QUEUED_RUN_Z)))) {
             unbound = 0;
             long to = Math.max((long) Math.ceil(MAX_CUT * n), (long) Math.floor(n * budget / r));
             if (holdLeft > 0) {
@@ -312,6 +331,9 @@ final class InFlightCap {
         }
         if (binds && r <= budget) {
             unbound = 0;
+            if (slower && raisedBudgetMs > 0) {
+                return c;
+            }
             long grown = r <= NEAR * budget
                     ? (long) Math.ceil(c * budgetRatio(budget, r))
                     : c + 1L;
@@ -341,7 +363,7 @@ final class InFlightCap {
      * The window with the fewest in flight over the last {@link #REFERENCE_SPAN} to twice as many
      * windows stepped on (two spans, the older dropped when the newer is full), and its mean run
      * time. Within a span a window that ran more than {@link #ROOM} faster replaces it whatever its
-     * concurrency; across the two, the newer span's is read when their run times are that far apart.
+     * concurrency; across the two, the newer span's is read when it ran that much faster.
      */
     private static final class Reference {
         private double inFlight = Double.NaN;
@@ -350,16 +372,42 @@ final class InFlightCap {
         private double olderRunMs;
         private int age;
 
+        /**
+         * {@return whether the older span's window is the reference: it had fewer in flight, and the
+         * newer's did not run more than {@link #ROOM} faster} A newer window that ran slower with more
+         * in flight may have queued; with no more in flight, it is the newer anyway.
+         */
+        private boolean older() {
+            return Double.isNaN(inFlight) || (olderInFlight < inFlight && !(olderRunMs > ROOM * runMs));
+        }
+
+        /** {@return the reference's calls in flight, NaN before one} */
+        double inFlight() {
+            return older() ? olderInFlight : inFlight;
+        }
+
+        /** {@return the reference's mean run time, ms} */
+        double runMs() {
+            return older() ? olderRunMs : runMs;
+        }
+
         /** Whether {@code n} in flight that ran {@code meanRunMs} on average show room over the reference. */
         boolean roomAt(double n, double meanRunMs) {
-            // The fewer in flight, unless the two ran more than ROOM apart: then the newer, the downstream's speed now.
-            boolean apart = runMs > ROOM * olderRunMs || olderRunMs > ROOM * runMs;
-            boolean older = Double.isNaN(inFlight) || (olderInFlight < inFlight && !apart);
-            double refN = older ? olderInFlight : inFlight;
-            double refRun = older ? olderRunMs : runMs;
+            double refN = inFlight();
             // Half the rise a FIFO's calls would show at this many more in flight, and at most ROOM.
             double rise = Math.min(ROOM, 1 + (n / refN - 1) / 2);
-            return n >= refN + ROOM_STEP && meanRunMs <= rise * refRun; // false while refN is NaN (no reference)
+            return n >= refN + ROOM_STEP && meanRunMs <= rise * runMs(); // false while refN is NaN (no reference)
+        }
+
+        /**
+         * Whether {@code n} in flight that ran {@code meanRunMs} on average queued inside: at least
+         * {@link #ROOM_STEP} more in flight than the reference, and a mean run time over {@code ROOM}
+         * times its, and, with {@code halfFifo}, over half the rise a FIFO's would show as well.
+         */
+        boolean queuedAt(double n, double meanRunMs, boolean halfFifo) {
+            double refN = inFlight();
+            double rise = halfFifo ? Math.max(ROOM, 1 + (n / refN - 1) / 2) : ROOM;
+            return n >= refN + ROOM_STEP && meanRunMs > rise * runMs(); // false while refN is NaN
         }
 
         /** Takes a window: it becomes the reference with no more in flight, or clearly faster (a faster downstream). */

@@ -255,6 +255,71 @@ class InFlightCapTest {
                 "a run time up a tenth, with the same statistics, is not cut for");
     }
 
+    /**
+     * Slots whose own p99 (32 ms) is over the run time's 30-ms share: the cut below the slots costs
+     * throughput and is undone with the budget raised over that p99. Under the raised budget the
+     * cap grows only while the calls run about as fast as with the fewest in flight, so it does not
+     * fill the slots' queue up to the raised budget (it held 12 to 13 in flight on the 8 slots, a
+     * mean run time 1.5 to 1.6 times the slots' own, and the field trial's {@code database} went on
+     * to void the budget on that queueing, cut below the slots and lose a window again).
+     */
+    @Test
+    void aRaisedBudgetDoesNotGrowTheCapIntoTheSlotsQueue() {
+        InFlightCap c = new InFlightCap(TARGET);
+        double[] cap = {InFlightCap.OPEN};
+        Downstream d = slots(8, 11.3, 32, 64, 1600, cap);
+        run(c, d, cap, 10, null);
+        assertTrue(c.budgetMs() > 30, "the budget was raised: " + c.budgetMs());
+        for (int i = 0; i < 30; i++) {
+            InFlightCap.Window w = d.window(Double.MAX_VALUE);
+            assertTrue(w.meanRunMs() <= 1.3 * 11.3, "window " + i + ": mean run " + w.meanRunMs() + " ms at cap "
+                    + cap[0]);
+            assertTrue(w.completed() >= 0.99 * 8 * 1000 / 11.3, "window " + i + " served " + w.completed());
+            cap[0] = c.step(w);
+        }
+    }
+
+    /**
+     * A raised budget stands while the run time rose with more in flight than the level it was
+     * set at (the cap's own queueing: the cut takes that back, to no less than the raised budget
+     * allows), and falls when the run time rises at that level (the downstream changed).
+     */
+    @Test
+    void aRaisedBudgetFallsOnlyWhenTheRunTimeRisesAtItsLevel() {
+        InFlightCap c = new InFlightCap(TARGET);
+        double[] cap = {InFlightCap.OPEN};
+        run(c, slots(8, 11.3, 32, 64, 1600, cap), cap, 10, null);
+        double raised = c.budgetMs();
+        assertTrue(raised > 30 && cap[0] == 10, "raised " + raised + ", cap " + cap[0]);
+        // 10 in flight, 2 of them queued: the p99 a quarter and more over the 32 ms that raised it.
+        assertEquals(9, c.step(new InFlightCap.Window(1, 707, 707, 10, 14.1, 41, true, false, Double.NaN, 0.0)),
+                "10 x 38.4 / 41, the budget kept");
+        assertEquals(raised, c.budgetMs(), 1e-9);
+        // The same p99 with no more in flight than where the cut cost throughput: the slots slowed.
+        c.step(new InFlightCap.Window(1, 707, 707, 8, 14, 41, true, false, Double.NaN, Double.NaN));
+        assertEquals(30, c.budgetMs(), 1e-9);
+    }
+
+    /**
+     * At a binding cap every call starts with the same number in flight, and the start-load
+     * statistic that stops cuts for calls that did not queue reads about zero whatever they did. A
+     * mean run time well over the reference's (the window with the fewest in flight), with more in
+     * flight than it had, shows the queueing instead: the cap is cut. The same window with a mean
+     * run time over the reference's by less than half the rise a FIFO's would show is not.
+     */
+    @Test
+    void queueingOverTheReferenceAtABindingCapIsCutForWhateverTheStartLoadReads() {
+        for (double meanRun : new double[] {16, 13}) {
+            InFlightCap c = new InFlightCap(TARGET);
+            assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 600, 600, 7, 11.5, 30, false, false,
+                    Double.NaN, Double.NaN)));
+            assertEquals(10, c.step(new InFlightCap.Window(1, 660, 660, 20, 30, 60, true, false, Double.NaN,
+                    Double.NaN)));
+            int next = c.step(new InFlightCap.Window(1, 660, 660, 10, meanRun, 40, true, false, Double.NaN, -0.1));
+            assertEquals(meanRun == 16 ? 7 : 10, next, "mean run " + meanRun + ": 10 x 30 / 40, or no cut");
+        }
+    }
+
     @Test
     void anUnreachableTargetOpensTheCap() {
         InFlightCap c = new InFlightCap(100);
