@@ -49,8 +49,10 @@ package io.github.performancehelpers;
  *     did not queue: neither that those over the target started at no higher concurrency than the
  *     rest ({@link #QUEUED_Z}) nor that those that started at the highest concurrency ran no
  *     longer ({@link #QUEUED_RUN_Z}), unless the cap bound and either the run-time p99 rose over
- *     {@link #VOID} times the window before's (the downstream's capacity fell within the window:
- *     those statistics compare calls of one steady window, and here read the change) or the
+ *     {@link #VOID} times the window before's and the mean run time over {@link #ROOM} times its
+ *     (the downstream's capacity fell within the window: those statistics compare calls of one
+ *     steady window, and here read the change; a p99 that jumps with a flat mean is a few calls'
+ *     event, a pause of the machine that ended every call in flight late) or the
  *     window queued against the reference (below: its mean run time over {@link #ROOM} times
  *     the reference's and over half the rise a FIFO's would show, with at least
  *     {@link #ROOM_STEP} more in flight; at a binding cap every call starts with the same number
@@ -162,8 +164,9 @@ final class InFlightCap {
     /**
      * A run-time p99 this many times the one a hold and a raised budget were set from voids both:
      * the downstream changed (its capacity fell), and its run time is no longer its own. The same
-     * factor marks a cut made as the run time jumped (not undone, and not stopped by the
-     * start-load statistics at a binding cap) and a mean run time after a cut that no cut explains.
+     * factor marks a cut made as the run time jumped (not undone, and, with the mean run time up
+     * {@link #ROOM}, not stopped by the start-load statistics at a binding cap) and a mean run time
+     * after a cut that no cut explains.
      */
     static final double VOID = 1.25;
     /** The raised budget is at most this share of the target: the queue keeps a tenth. */
@@ -225,6 +228,8 @@ final class InFlightCap {
     private Cut pending;
     /** The last window's run-time p99, ms; NaN before one. */
     private double lastRun = Double.NaN;
+    /** The last window's mean run time, ms; NaN before one. */
+    private double lastMeanRun = Double.NaN;
     /** The budget raised by a cut that cost throughput, ms; 0 when not raised. */
     private double raisedBudgetMs;
     /** The run-time p99 that raised the budget and set the hold, ms. */
@@ -272,11 +277,17 @@ final class InFlightCap {
         if (w.timed() < MIN_SAMPLES || Double.isNaN(r)) {
             pending = null;
             lastRun = Double.NaN;
+            lastMeanRun = Double.NaN;
             return c;
         }
         double previousRun = lastRun;
+        double previousMeanRun = lastMeanRun;
         lastRun = r;
+        lastMeanRun = w.meanRunMs();
         boolean jumped = r > VOID * previousRun;
+        // The mean rose with it: the calls queued behind a fall in capacity, not a few calls' event
+        // (a pause of the machine ends every call in flight late, which moves the p99, not the mean).
+        boolean surged = jumped && w.meanRunMs() > ROOM * previousMeanRun;
         double n = w.meanConcurrency();
         // With more in flight than the level the hold was set at, the rise may be the cap's own
         // queueing, which the cut below takes back; a jump within a window is the downstream's.
@@ -312,10 +323,10 @@ final class InFlightCap {
             double by = r <= NEAR * budget ? budgetRatio(budget, r) : GROW_MIN;
             return cap = (int) Math.min(OPEN - 1L, (long) Math.ceil(c * by));
         }
-        // A run time that jumped at a binding cap is the downstream changing within the window, which
+        // A run time that surged at a binding cap is the downstream changing within the window, which
         // the start-load statistics, made for a steady window, do not read.
         if (w.late() && r > budget && (c == OPEN || binds)
-                && ((binds && (jumped || queued))
+                && ((binds && (surged || queued))
                         || (!(w.slowLoadZ() < QUEUED_Z) && !(w.runLoadZ() < QUEUED_RUN_Z)))) {
             unbound = 0;
             long to = Math.max((long) Math.ceil(MAX_CUT * n), (long) Math.floor(n * budget / r));
