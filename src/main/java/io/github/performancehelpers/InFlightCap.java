@@ -91,7 +91,13 @@ package io.github.performancehelpers;
  *     time: it opens, so that no stale cap throttles a load that has changed.</li>
  * </ol>
  * Windows with fewer than {@link #MIN_SAMPLES} timed tasks change nothing (their p99 is the
- * largest sample or next to it).
+ * largest sample or next to it), nor does a window in which a pause of the process of at least
+ * {@link #PAUSE} of the target (and {@link #PAUSE_FLOOR_MS}) ended, or the window after it, unless
+ * another was excused in the {@link #PAUSE_GAP} windows before, as the knee-aware law excuses
+ * them: every call in flight during a pause ends that much later, whatever was in flight, and the
+ * calls submitted during it arrive at once after it (a cut on such a window refused 537 calls in
+ * a database's underload, at half its capacity). The pauses are those the executor's threads
+ * and the JVM's pause watch noted ({@code PauseWatch}).
  *
  * <p>The cap steps before the rate law, on the same window, and a window that cuts it is not
  * given to the law (the law holds its rate): one actuator a window. Otherwise a fall in the
@@ -185,6 +191,23 @@ final class InFlightCap {
      * became slower for good stops being read against its old speed.
      */
     static final int REFERENCE_SPAN = 30;
+    /**
+     * A pause of at least this share of the target excuses its window and the next (the knee-aware
+     * law's {@code STALL}): the run time's share is half the target, so such a pause alone puts
+     * the calls in flight during it over their budget.
+     */
+    static final double PAUSE = 0.5;
+    /**
+     * The shortest pause that excuses a window, ms (the law's {@code STALL_FLOOR_MS}): a thread kept
+     * off a CPU for a scheduler period or two is the ordinary noise of a loaded machine.
+     */
+    static final double PAUSE_FLOOR_MS = 50;
+    /**
+     * After an excused window, the windows during which no pause excuses another (the law's
+     * {@code STALL_GAP}): pauses that come this often may be the load's own doing (a collector
+     * driven by the load's allocation), and the cap reads them.
+     */
+    static final int PAUSE_GAP = 10;
 
     /**
      * One window as the tick saw it.
@@ -203,9 +226,17 @@ final class InFlightCap {
      * @param runLoadZ        how many standard errors the mean run time of the calls that started at
      *                        the highest concurrency lies above all calls' ({@code StartLoad}); NaN
      *                        when not measured
+     * @param pauseMs         the longest pause of the process noted in the window, milliseconds (0 when none)
      */
     record Window(double seconds, long completed, long timed, double meanConcurrency, double meanRunMs, double runP99Ms,
-            boolean late, boolean unreachable, double slowLoadZ, double runLoadZ) {
+            boolean late, boolean unreachable, double slowLoadZ, double runLoadZ, double pauseMs) {
+
+        /** A window without a pause. */
+        Window(double seconds, long completed, long timed, double meanConcurrency, double meanRunMs, double runP99Ms,
+                boolean late, boolean unreachable, double slowLoadZ, double runLoadZ) {
+            this(seconds, completed, timed, meanConcurrency, meanRunMs, runP99Ms, late, unreachable, slowLoadZ,
+                    runLoadZ, 0);
+        }
     }
 
     /**
@@ -242,6 +273,10 @@ final class InFlightCap {
     private int unbound;
     /** The reference the grow-into-room rule reads ({@link Reference}). */
     private final Reference reference = new Reference();
+    /** Windows since the last excused for a pause ({@link #excused}). */
+    private int sincePause = PAUSE_GAP;
+    /** The next window is excused: the one after a pause. */
+    private boolean pauseShadow;
 
     /** @param targetMs the executor's target, milliseconds ({@code > 0}) */
     InFlightCap(double targetMs) {
@@ -274,7 +309,8 @@ final class InFlightCap {
             holdLeft--;
         }
         double r = w.runP99Ms();
-        if (w.timed() < MIN_SAMPLES || Double.isNaN(r)) {
+        // A cut pending is not judged on a paused window either: the pause, not the cut, cost its throughput.
+        if (excused(w.pauseMs()) || w.timed() < MIN_SAMPLES || Double.isNaN(r)) {
             pending = null;
             lastRun = Double.NaN;
             lastMeanRun = Double.NaN;
@@ -355,6 +391,25 @@ final class InFlightCap {
             return OPEN;
         }
         return c;
+    }
+
+    /**
+     * Whether a pause excuses this window: one of at least {@link #PAUSE} × the target (and
+     * {@link #PAUSE_FLOOR_MS}) ended in it, more than {@link #PAUSE_GAP} windows after the last
+     * excused one, or it is the window after such a pause.
+     */
+    private boolean excused(double pauseMs) {
+        sincePause++;
+        if (pauseShadow) {
+            pauseShadow = false;
+            return true;
+        }
+        if (pauseMs >= Math.max(PAUSE * targetMs, PAUSE_FLOOR_MS) && sincePause > PAUSE_GAP) {
+            sincePause = 0;
+            pauseShadow = true;
+            return true;
+        }
+        return false;
     }
 
     /** The budget's growth factor: {@code budget / r}, between {@link #GROW_MIN} and {@link #GROW_MAX}. */

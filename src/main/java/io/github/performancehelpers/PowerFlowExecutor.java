@@ -183,11 +183,16 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  * waiting; it never waits for the limiter, so pacing stays the dispatcher's. A wake-up more than
  * 10 ms late, with a task waiting, or a tick more than 10 ms after its interval, is noted to the
  * controller as a pause of the process: the knee-aware law does not cut on the latency of a long
- * one (see {@link PowerFlowController.ControlLaw#KNEE_AWARE}, "Pauses"). A rate change wakes the
- * dispatcher, so it takes effect at once, also when the dispatcher is already waiting. The
- * dispatcher is a virtual thread, so it shares the carrier threads with the default delegate's
- * tasks: CPU-bound tasks that keep every carrier busy delay it (use a {@code ThreadPoolExecutor}
- * delegate for such work).
+ * one (see {@link PowerFlowController.ControlLaw#KNEE_AWARE}, "Pauses"), nor does the cap on the
+ * tasks in flight. Those threads see only the pauses that struck while they waited on the clock,
+ * so while an executor with a control law runs on the system ticker, one daemon thread for the
+ * whole JVM, {@code performance-helpers-pause-watch}, sleeps 10 ms at a time and notes each
+ * wake-up more than 10 ms late the same way (a pause inside a window at an open rate, when the
+ * dispatcher waits for work, not the clock); it ends when the last such executor terminates. A
+ * rate change wakes the dispatcher, so it takes effect at once, also when the dispatcher is
+ * already waiting. The dispatcher is a virtual thread, so it shares the carrier threads with the
+ * default delegate's tasks: CPU-bound tasks that keep every carrier busy delay it (use a
+ * {@code ThreadPoolExecutor} delegate for such work).
  *
  * <h2>Statistics</h2>
  * {@link #stats()}: the controller's loop figures plus the executor's task accounting. Every task
@@ -895,7 +900,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         int before = inFlightCap.cap();
         int cap = inFlightCap.step(new InFlightCap.Window(seconds, e2e.count(), load.count(),
                 load.meanConcurrency(), load.meanRunMs(), RateLaw.reading(run, controller.quantile()), late,
-                LOOP.lawStats(controller).targetUnreachable(), load.slowZ(), load.runZ()));
+                LOOP.lawStats(controller).targetUnreachable(), load.slowZ(), load.runZ(),
+                LOOP.stallNanos(controller) / 1e6));
         delegate.capInFlight(cap);
         return cap < before;
     }
@@ -1414,7 +1420,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /**
      * Returns the name used for this executor's threads ({@code name-dispatcher},
-     * {@code name-tick}, and {@code name-worker} for every worker of the default delegate).
+     * {@code name-tick}, and {@code name-worker} for every worker of the default delegate; the
+     * JVM's pause watch, {@code performance-helpers-pause-watch}, is shared by all executors).
      *
      * @return the name
      */

@@ -52,6 +52,11 @@ final class Tick {
     private final ScheduledExecutorService scheduler;
     private final boolean ownsScheduler;
     private final ScheduledFuture<?> future;
+    /**
+     * The JVM's pause watch, which notes pauses inside a window to the controller; null in
+     * fixed-rate mode, and on a ticker not the system's (a test's clock has no pauses).
+     */
+    private final PauseWatch.Subscription pauses;
     private final ReentrantLock lock = new ReentrantLock();
     // Guarded by lock.
     private boolean stopped;
@@ -95,11 +100,17 @@ final class Tick {
         }
         this.lastTickNanos = ticker.read();
         this.observeIntervalNanos = observeIntervalNanos;
+        PowerFlowController<Runnable> c = controller;
+        this.pauses = fixedRate || ticker != Ticker.system() ? null
+                : PauseWatch.shared(nanos -> LOOP.noteStall(c, nanos));
         ScheduledFuture<?> f;
         try {
             f = this.scheduler.scheduleWithFixedDelay(this::run, observeIntervalNanos, observeIntervalNanos,
                     TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
+            if (pauses != null) {
+                pauses.close();
+            }
             if (ownsScheduler) {
                 this.scheduler.shutdownNow();
             }
@@ -199,6 +210,9 @@ final class Tick {
      */
     void stop() {
         future.cancel(false);
+        if (pauses != null) {
+            pauses.close();
+        }
         callbacks.stop(); // first: a tick waiting for a callback returns at once
         lock.lock();
         try {

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import io.github.performancehelpers.internal.Access;
 import io.github.performancehelpers.testsupport.FakeTicker;
 import io.github.performancehelpers.testsupport.ManualScheduler;
 
@@ -73,9 +74,11 @@ class InFlightCapExecutorTest {
 
     /**
      * An executor of 32 slots and a 100-ms target that has run two batches of 32 calls of 160 ms
-     * each, all late, and observed that window (cap open before it).
+     * each, all late, and observed that window (cap open before it), with a pause of the process
+     * of {@code pauseMillis} noted in it (0 for none).
      */
-    private static PowerFlowExecutor afterTwoLateBatches(String delegate, boolean fixedRate) throws Exception {
+    private static PowerFlowExecutor afterTwoLateBatches(String delegate, boolean fixedRate, long pauseMillis)
+            throws Exception {
         FakeTicker t = new FakeTicker();
         ManualScheduler s = new ManualScheduler();
         PowerFlowExecutor.Builder b = PowerFlowExecutor.builder().rate(1e6).minRate(1e5).maxRate(1e6).burst(1000)
@@ -88,7 +91,10 @@ class InFlightCapExecutorTest {
         assertEquals(-1, e.inFlightLimit());
         runBatch(e, t, 32, 160);
         runBatch(e, t, 32, 160);
-        t.advanceMillis(1000);
+        t.advanceMillis(1000 - 2 * 160); // the window one interval long: a tick later than that notes a pause
+        if (pauseMillis > 0) {
+            Access.controller().noteStall(e.controller(), TimeUnit.MILLISECONDS.toNanos(pauseMillis));
+        }
         s.runAll();
         return e;
     }
@@ -100,7 +106,7 @@ class InFlightCapExecutorTest {
     @ParameterizedTest
     @ValueSource(strings = {"pool", "virtual"})
     void callsThatQueuedInsideCapTheTasksInFlight(String delegate) throws Exception {
-        PowerFlowExecutor e = afterTwoLateBatches(delegate, false);
+        PowerFlowExecutor e = afterTwoLateBatches(delegate, false, 0);
         assertEquals(9, e.inFlightLimit());
         assertEquals(9, e.stats().inFlightLimit());
         assertEquals(32, e.stats().poolSize(), "the pool's size is the sizer's");
@@ -112,7 +118,21 @@ class InFlightCapExecutorTest {
     @ParameterizedTest
     @ValueSource(strings = {"pool", "virtual"})
     void aFixedRateCapsNothing(String delegate) throws Exception {
-        PowerFlowExecutor e = afterTwoLateBatches(delegate, true);
+        PowerFlowExecutor e = afterTwoLateBatches(delegate, true, 0);
+        assertEquals(-1, e.inFlightLimit());
+        assertEquals(30, peakOfThirty(e, 30));
+        terminate(e);
+    }
+
+    /**
+     * The same window with a pause of 120 ms noted in it (over half the 100-ms target): it caps
+     * nothing, as the knee-aware law does not cut on it; every call in flight during a pause ends
+     * late whatever the downstream did.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"pool", "virtual"})
+    void aWindowWithAPauseCapsNothing(String delegate) throws Exception {
+        PowerFlowExecutor e = afterTwoLateBatches(delegate, false, 120);
         assertEquals(-1, e.inFlightLimit());
         assertEquals(30, peakOfThirty(e, 30));
         terminate(e);

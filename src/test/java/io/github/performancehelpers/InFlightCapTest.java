@@ -409,4 +409,69 @@ class InFlightCapTest {
         assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 40, InFlightCap.MIN_SAMPLES - 1, 32, 160,
                 160, true, false, Double.NaN, Double.NaN)));
     }
+
+    /** Underload on a database (target 60): 8 calls in flight, a 99-ms pause ended in the window. */
+    private static InFlightCap.Window pausedWindow(double pauseMs) {
+        return new InFlightCap.Window(1, 700, 700, 8, 16, 110, true, false, Double.NaN, Double.NaN, pauseMs);
+    }
+
+    /** The window after it: the calls submitted during the pause arrived at once. */
+    private static InFlightCap.Window afterPause() {
+        return new InFlightCap.Window(1, 700, 700, 12, 14, 70, true, false, Double.NaN, Double.NaN);
+    }
+
+    /**
+     * A pause of the process over half the target (and 50 ms) ended in a window: that window and
+     * the next change nothing, as the knee-aware law excuses them; the same windows without the
+     * pause noted are cut for (a database's underload refused 537 calls after such a cut).
+     */
+    @Test
+    void aWindowWithAPauseOfHalfTheTargetAndTheWindowAfterAreNotCutFor() {
+        InFlightCap excused = new InFlightCap(TARGET);
+        assertEquals(InFlightCap.OPEN, excused.step(pausedWindow(99)), "the paused window");
+        assertEquals(InFlightCap.OPEN, excused.step(afterPause()), "the window after it");
+        assertEquals(6, excused.step(afterPause()), "the one after that is read: 12 x 30 / 70 -> 6");
+
+        InFlightCap read = new InFlightCap(TARGET);
+        assertEquals(4, read.step(pausedWindow(0)), "no pause noted: 8 in flight cut by half at most");
+        InFlightCap shortPause = new InFlightCap(TARGET);
+        assertEquals(4, shortPause.step(pausedWindow(49)), "a pause under 50 ms is the noise of a loaded machine");
+    }
+
+    /** Pauses that come more often than every {@link InFlightCap#PAUSE_GAP} windows are read, as the load's own. */
+    @Test
+    void aPauseWithinTheGapAfterAnExcusedOneIsCutFor() {
+        InFlightCap c = new InFlightCap(TARGET);
+        InFlightCap.Window calm = new InFlightCap.Window(1, 700, 700, 8, 11, 28, false, false, Double.NaN,
+                Double.NaN);
+        assertEquals(InFlightCap.OPEN, c.step(pausedWindow(99)));
+        for (int i = 1; i < InFlightCap.PAUSE_GAP; i++) {
+            assertEquals(InFlightCap.OPEN, c.step(calm));
+        }
+        assertEquals(4, c.step(pausedWindow(99)), "the second pause, " + InFlightCap.PAUSE_GAP + " windows on");
+
+        InFlightCap later = new InFlightCap(TARGET);
+        later.step(pausedWindow(99));
+        for (int i = 0; i < InFlightCap.PAUSE_GAP; i++) {
+            later.step(calm);
+        }
+        assertEquals(InFlightCap.OPEN, later.step(pausedWindow(99)), "one window later it is excused");
+    }
+
+    /**
+     * A cut judged on a window with a pause is not undone for the throughput the pause cost: 20
+     * in flight cut to 10, then a window at 500/s after 700/s with the same mean run time, which
+     * undoes the cut when no pause was noted.
+     */
+    @Test
+    void aCutIsNotUndoneForThroughputAPauseCost() {
+        for (double pauseMs : new double[] {0, 99}) {
+            InFlightCap c = new InFlightCap(TARGET);
+            assertEquals(10, c.step(new InFlightCap.Window(1, 700, 700, 20, 30, 60, true, false, Double.NaN,
+                    Double.NaN)));
+            int next = c.step(new InFlightCap.Window(1, 500, 500, 10, 30, 60, true, false, Double.NaN, Double.NaN,
+                    pauseMs));
+            assertEquals(pauseMs == 0 ? InFlightCap.OPEN : 10, next, "pause " + pauseMs + " ms");
+        }
+    }
 }

@@ -196,6 +196,14 @@ public final class Access {
         void noteStall(PowerFlowController<?> c, long nanos);
 
         /**
+         * {@return the longest pause noted since the last observation, ns} Read, not cleared: the
+         * next observation takes it.
+         *
+         * @param c the controller
+         */
+        long stallNanos(PowerFlowController<?> c);
+
+        /**
          * Notes the window's start-load statistics, for the next observation only.
          *
          * @param c     the controller

@@ -63,6 +63,11 @@ final class ControllerHooks implements Access.ControllerAccess {
     }
 
     @Override
+    public long stallNanos(PowerFlowController<?> c) {
+        return c.stallNanos();
+    }
+
+    @Override
     public void noteStartLoad(PowerFlowController<?> c, double slowZ, double runZ) {
         c.noteStartLoad(slowZ, runZ);
     }

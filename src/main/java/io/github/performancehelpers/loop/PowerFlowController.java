@@ -655,11 +655,17 @@ public final class PowerFlowController<T> implements AutoCloseable {
     }
 
     /**
-     * Notes a pause of the process: a thread that paces admissions woke {@code nanos} later than
-     * it asked to. The law sees the longest pause of each window ({@link RateLaw.Window#pauseMs()}).
+     * Notes a pause of the process: a thread that paces admissions, the executor's tick or the
+     * JVM's pause watch woke {@code nanos} later than it asked to. The law sees the longest pause of
+     * each window ({@link RateLaw.Window#pauseMs()}).
      */
     void noteStall(long nanos) {
         stallNanos.accumulateAndGet(nanos, Math::max);
+    }
+
+    /** {@return the longest pause noted since the last observation, ns} Not cleared. */
+    long stallNanos() {
+        return stallNanos.get();
     }
 
     /**

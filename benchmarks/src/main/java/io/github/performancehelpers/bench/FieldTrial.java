@@ -346,8 +346,8 @@ public final class FieldTrial {
     /**
      * With {@code --trace=<contender>}, prints that flow executor's loop once a second (tasks
      * done in the second, rate, pool size, cap on the tasks in flight, run-time and end-to-end p99
-     * of the last window, depth, shed, refused, the law's capacity estimate, unreachable), to
-     * stderr.
+     * of the last window, depth, shed, refused, the law's capacity estimate, unreachable, the pauses
+     * the law excused so far), to stderr.
      */
     private static Thread trace(String[] names, List<Contender> contenders, long start) {
         String which = traced;
@@ -365,9 +365,10 @@ public final class FieldTrial {
                     var cs = e.controller().stats();
                     long done = st.tasks().completed();
                     System.err.printf(Locale.ROOT, "[trace %s] t=%5.1f done=%6d rate=%9.1f pool=%3d cap=%3d run=%6.1f e2e=%6.1f "
-                            + "depth=%5d shed=%7d refused=%7d C=%8.1f unreachable=%s%n", which, (System.nanoTime() - start) / 1e9,
-                            done - lastDone, st.rate(), st.poolSize(), st.inFlightLimit(), st.lastObservedP99(), st.lastEndToEndP99(),
-                            st.depth(), st.shed(), st.rejected(), cs.capacityEstimate(), st.targetUnreachable());
+                            + "depth=%5d shed=%7d refused=%7d C=%8.1f unreachable=%s pauses=%d%n", which,
+                            (System.nanoTime() - start) / 1e9, done - lastDone, st.rate(), st.poolSize(), st.inFlightLimit(),
+                            st.lastObservedP99(), st.lastEndToEndP99(), st.depth(), st.shed(), st.rejected(),
+                            cs.capacityEstimate(), st.targetUnreachable(), st.pausesExcused());
                     lastDone = done;
                 }
             } catch (InterruptedException done) {
