@@ -1,5 +1,7 @@
 package io.github.performancehelpers;
 
+import io.github.performancehelpers.internal.PauseExcuse;
+
 /**
  * The most tasks a {@link PowerFlowExecutor} keeps in flight on its delegate, set once per window
  * from the run time: the executor's answer to a downstream that queues inside (a FIFO server, a
@@ -273,10 +275,8 @@ final class InFlightCap {
     private int unbound;
     /** The reference the grow-into-room rule reads ({@link Reference}). */
     private final Reference reference = new Reference();
-    /** Windows since the last excused for a pause ({@link #excused}). */
-    private int sincePause = PAUSE_GAP;
-    /** The next window is excused: the one after a pause. */
-    private boolean pauseShadow;
+    /** Which windows a pause excuses: the one it ended in and the next, every {@link #PAUSE_GAP} windows at most. */
+    private final PauseExcuse pauses = new PauseExcuse(PAUSE_GAP);
 
     /** @param targetMs the executor's target, milliseconds ({@code > 0}) */
     InFlightCap(double targetMs) {
@@ -310,7 +310,7 @@ final class InFlightCap {
         }
         double r = w.runP99Ms();
         // A cut pending is not judged on a paused window either: the pause, not the cut, cost its throughput.
-        if (excused(w.pauseMs()) || w.timed() < MIN_SAMPLES || Double.isNaN(r)) {
+        if (pauses.step(w.pauseMs(), Math.max(PAUSE * targetMs, PAUSE_FLOOR_MS)) != 0 || w.timed() < MIN_SAMPLES || Double.isNaN(r)) {
             pending = null;
             lastRun = Double.NaN;
             lastMeanRun = Double.NaN;
@@ -391,25 +391,6 @@ final class InFlightCap {
             return OPEN;
         }
         return c;
-    }
-
-    /**
-     * Whether a pause excuses this window: one of at least {@link #PAUSE} × the target (and
-     * {@link #PAUSE_FLOOR_MS}) ended in it, more than {@link #PAUSE_GAP} windows after the last
-     * excused one, or it is the window after such a pause.
-     */
-    private boolean excused(double pauseMs) {
-        sincePause++;
-        if (pauseShadow) {
-            pauseShadow = false;
-            return true;
-        }
-        if (pauseMs >= Math.max(PAUSE * targetMs, PAUSE_FLOOR_MS) && sincePause > PAUSE_GAP) {
-            sincePause = 0;
-            pauseShadow = true;
-            return true;
-        }
-        return false;
     }
 
     /** The budget's growth factor: {@code budget / r}, between {@link #GROW_MIN} and {@link #GROW_MAX}. */

@@ -7,6 +7,7 @@
 package io.github.performancehelpers.loop;
 
 import java.util.ArrayDeque;
+import io.github.performancehelpers.internal.PauseExcuse;
 
 /**
  * The knee-aware control law, {@link PowerFlowController.ControlLaw#KNEE_AWARE}: multiplicative
@@ -418,10 +419,8 @@ public final class KneeAwareLaw implements RateLaw {
     private int probes;
     /** Trim blocks in a row that stepped up. */
     private int ups;
-    /** Windows since the last one a pause excused. */
-    private int sinceStall = STALL_GAP;
-    /** The next window is excused too: the one after a pause ends the calls queued behind it. */
-    private boolean stallShadow;
+    /** Which windows a pause excuses: the one it ended in and the next, every {@link #STALL_GAP} windows at most. */
+    private final PauseExcuse stalls = new PauseExcuse(STALL_GAP);
     /**
      * Pauses that excused a window, since construction ({@link #reset} keeps it, as the
      * controller's other counters). Volatile: {@link #stats()} reads it without the loop lock.
@@ -820,18 +819,11 @@ public final class KneeAwareLaw implements RateLaw {
      * excused one, or it is the window after such a pause.
      */
     private boolean excused(double stallMs) {
-        sinceStall++;
-        if (stallShadow) {
-            stallShadow = false;
-            return true;
-        }
-        if (stallMs >= Math.max(STALL * target, STALL_FLOOR_MS) && sinceStall > STALL_GAP) {
-            sinceStall = 0;
-            stallShadow = true;
+        int excuse = stalls.step(stallMs, Math.max(STALL * target, STALL_FLOOR_MS));
+        if (excuse == 1) {
             pausesExcused = pausesExcused + 1; // one writer: the loop lock
-            return true;
         }
-        return false;
+        return excuse != 0;
     }
 
     /** One window of trimming: the rate holds until the block is whole, then moves once. */
@@ -924,8 +916,7 @@ public final class KneeAwareLaw implements RateLaw {
     /** Forgets everything but {@link RateLaw.Stats#pausesExcused()}, a counter. */
     @Override
     public void reset() {
-        sinceStall = STALL_GAP;
-        stallShadow = false;
+        stalls.reset();
         lastExcused = false;
         climbing = false;
         trimming = false;
