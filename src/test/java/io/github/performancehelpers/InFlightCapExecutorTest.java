@@ -118,10 +118,7 @@ class InFlightCapExecutorTest {
     @ParameterizedTest
     @ValueSource(strings = {"pool", "virtual"})
     void aFixedRateCapsNothing(String delegate) throws Exception {
-        PowerFlowExecutor e = afterTwoLateBatches(delegate, true, 0);
-        assertEquals(-1, e.inFlightLimit());
-        assertEquals(30, peakOfThirty(e, 30));
-        terminate(e);
+        assertCapsNothing(afterTwoLateBatches(delegate, true, 0));
     }
 
     /**
@@ -132,7 +129,11 @@ class InFlightCapExecutorTest {
     @ParameterizedTest
     @ValueSource(strings = {"pool", "virtual"})
     void aWindowWithAPauseCapsNothing(String delegate) throws Exception {
-        PowerFlowExecutor e = afterTwoLateBatches(delegate, false, 120);
+        assertCapsNothing(afterTwoLateBatches(delegate, false, 120));
+    }
+
+    /** No cap: all 30 tasks run at once on the 32 slots; then terminates the executor. */
+    private static void assertCapsNothing(PowerFlowExecutor e) throws Exception {
         assertEquals(-1, e.inFlightLimit());
         assertEquals(30, peakOfThirty(e, 30));
         terminate(e);
