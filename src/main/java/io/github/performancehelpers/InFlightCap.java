@@ -94,9 +94,8 @@ import io.github.performancehelpers.internal.PauseExcuse;
  * </ol>
  * Windows with fewer than {@link #MIN_SAMPLES} timed tasks change nothing (their p99 is the
  * largest sample or next to it), nor does a window in which a pause of the process of at least
- * {@link #PAUSE} of the target (and {@link #PAUSE_FLOOR_MS}) ended, or the window after it, unless
- * another was excused in the {@link #PAUSE_GAP} windows before, as the knee-aware law excuses
- * them: every call in flight during a pause ends that much later, whatever was in flight, and the
+ * half the target (and 50 ms) ended, or the window after it, unless another was excused in the 10
+ * windows before, as the knee-aware law excuses them ({@link PauseExcuse}): every call in flight during a pause ends that much later, whatever was in flight, and the
  * calls submitted during it arrive at once after it (a cut on such a window refused 537 calls in
  * a database's underload, at half its capacity). The pauses are those the executor's threads
  * and the JVM's pause watch noted ({@code PauseWatch}).
@@ -193,23 +192,6 @@ final class InFlightCap {
      * became slower for good stops being read against its old speed.
      */
     static final int REFERENCE_SPAN = 30;
-    /**
-     * A pause of at least this share of the target excuses its window and the next (the knee-aware
-     * law's {@code STALL}): the run time's share is half the target, so such a pause alone puts
-     * the calls in flight during it over their budget.
-     */
-    static final double PAUSE = 0.5;
-    /**
-     * The shortest pause that excuses a window, ms (the law's {@code STALL_FLOOR_MS}): a thread kept
-     * off a CPU for a scheduler period or two is the ordinary noise of a loaded machine.
-     */
-    static final double PAUSE_FLOOR_MS = 50;
-    /**
-     * After an excused window, the windows during which no pause excuses another (the law's
-     * {@code STALL_GAP}): pauses that come this often may be the load's own doing (a collector
-     * driven by the load's allocation), and the cap reads them.
-     */
-    static final int PAUSE_GAP = 10;
 
     /**
      * One window as the tick saw it.
@@ -275,12 +257,13 @@ final class InFlightCap {
     private int unbound;
     /** The reference the grow-into-room rule reads ({@link Reference}). */
     private final Reference reference = new Reference();
-    /** Which windows a pause excuses: the one it ended in and the next, every {@link #PAUSE_GAP} windows at most. */
-    private final PauseExcuse pauses = new PauseExcuse(PAUSE_GAP);
+    /** Which windows a pause excuses: the one it ended in and the next ({@link PauseExcuse}). */
+    private final PauseExcuse pauses;
 
     /** @param targetMs the executor's target, milliseconds ({@code > 0}) */
     InFlightCap(double targetMs) {
         this.targetMs = targetMs;
+        this.pauses = new PauseExcuse(targetMs);
     }
 
     /** {@return the cap in force: the most tasks in flight, {@link #OPEN} when none} */
@@ -309,8 +292,9 @@ final class InFlightCap {
             holdLeft--;
         }
         double r = w.runP99Ms();
+        boolean paused = pauses.step(w.pauseMs()) != 0;
         // A cut pending is not judged on a paused window either: the pause, not the cut, cost its throughput.
-        if (pauses.step(w.pauseMs(), Math.max(PAUSE * targetMs, PAUSE_FLOOR_MS)) != 0 || w.timed() < MIN_SAMPLES || Double.isNaN(r)) {
+        if (paused || w.timed() < MIN_SAMPLES || Double.isNaN(r)) {
             pending = null;
             lastRun = Double.NaN;
             lastMeanRun = Double.NaN;

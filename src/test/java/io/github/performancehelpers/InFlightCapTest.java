@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
+import io.github.performancehelpers.internal.PauseExcuse;
 
 /**
  * The cap on the tasks in flight ({@link InFlightCap}) against models of the downstreams it is
@@ -438,21 +439,21 @@ class InFlightCapTest {
         assertEquals(4, shortPause.step(pausedWindow(49)), "a pause under 50 ms is the noise of a loaded machine");
     }
 
-    /** Pauses that come more often than every {@link InFlightCap#PAUSE_GAP} windows are read, as the load's own. */
+    /** Pauses that come more often than every {@link PauseExcuse#GAP} windows are read, as the load's own. */
     @Test
     void aPauseWithinTheGapAfterAnExcusedOneIsCutFor() {
         InFlightCap c = new InFlightCap(TARGET);
         InFlightCap.Window calm = new InFlightCap.Window(1, 700, 700, 8, 11, 28, false, false, Double.NaN,
                 Double.NaN);
         assertEquals(InFlightCap.OPEN, c.step(pausedWindow(99)));
-        for (int i = 1; i < InFlightCap.PAUSE_GAP; i++) {
+        for (int i = 1; i < PauseExcuse.GAP; i++) {
             assertEquals(InFlightCap.OPEN, c.step(calm));
         }
-        assertEquals(4, c.step(pausedWindow(99)), "the second pause, " + InFlightCap.PAUSE_GAP + " windows on");
+        assertEquals(4, c.step(pausedWindow(99)), "the second pause, " + PauseExcuse.GAP + " windows on");
 
         InFlightCap later = new InFlightCap(TARGET);
         later.step(pausedWindow(99));
-        for (int i = 0; i < InFlightCap.PAUSE_GAP; i++) {
+        for (int i = 0; i < PauseExcuse.GAP; i++) {
             later.step(calm);
         }
         assertEquals(InFlightCap.OPEN, later.step(pausedWindow(99)), "one window later it is excused");

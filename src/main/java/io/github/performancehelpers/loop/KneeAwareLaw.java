@@ -125,9 +125,9 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     {@code max(0.5 × targetP99, 50 ms)} ended, and the window after it, are excused:
  *     {@code r' = r}, and neither is merged into a reading or a trim block, nor measures, bounds
  *     or raises {@code C}. A pause is what a {@code PowerFlowExecutor}'s dispatcher sees when it
- *     wakes that much later than it asked to, with a task waiting for admission (a collector's
- *     pause, the machine descheduling the process, a CPU kept busy by other work); a bare
- *     controller sees none. Every call in flight then ends that much later, whatever the rate, so
+ *     wakes that much later than it asked to, with a task waiting for admission, or its tick, or
+ *     the JVM's pause watch (a collector's pause, the machine descheduling the process, a CPU
+ *     kept busy by other work); a bare controller sees none. Every call in flight then ends that much later, whatever the rate, so
  *     the reading says nothing about the downstream, and cutting on it (half, with the capacity
  *     bounded or measured low) leaves a long climb back (see {@code benchmarks/closedloop.md},
  *     section "Pauses of the process: the law holds through them"). A pause within 10 windows
@@ -314,25 +314,6 @@ public final class KneeAwareLaw implements RateLaw {
      */
     static final double TRIM_LEAVE = 2.0;
 
-    /**
-     * A pause of the process (the executor's dispatcher woke this much later than it asked to)
-     * of at least this share of the target, and at least {@link #STALL_FLOOR_MS}, excuses its
-     * window and the next: every call in flight during the pause ends that much later, whatever
-     * the rate, so the reading says nothing about the downstream.
-     */
-    static final double STALL = 0.5;
-    /**
-     * The shortest pause that excuses a window, ms: a thread kept off a CPU for a scheduler
-     * period or two (tens of milliseconds) is the ordinary noise of a loaded machine, which the
-     * law reads like any other latency.
-     */
-    static final double STALL_FLOOR_MS = 50;
-    /**
-     * After an excused window, the windows during which another pause excuses none: pauses that
-     * come this often may be the load's own doing (a CPU-bound downstream on the same machine,
-     * allocation that drives the collector), and the law reads them.
-     */
-    static final int STALL_GAP = 10;
 
     /**
      * An unreachable target: a cut to this share or less of the flow the cutting started from
@@ -419,8 +400,8 @@ public final class KneeAwareLaw implements RateLaw {
     private int probes;
     /** Trim blocks in a row that stepped up. */
     private int ups;
-    /** Which windows a pause excuses: the one it ended in and the next, every {@link #STALL_GAP} windows at most. */
-    private final PauseExcuse stalls = new PauseExcuse(STALL_GAP);
+    /** Which windows a pause excuses ({@link PauseExcuse}: half the target, 50 ms at least, every 10 windows at most). */
+    private final PauseExcuse stalls;
     /**
      * Pauses that excused a window, since construction ({@link #reset} keeps it, as the
      * controller's other counters). Volatile: {@link #stats()} reads it without the loop lock.
@@ -460,6 +441,7 @@ public final class KneeAwareLaw implements RateLaw {
      */
     KneeAwareLaw(double target, double quantile, double min, double max) {
         this.target = target;
+        this.stalls = new PauseExcuse(target);
         this.quantile = quantile;
         this.min = min;
         this.max = max;
@@ -814,12 +796,12 @@ public final class KneeAwareLaw implements RateLaw {
     }
 
     /**
-     * Whether a pause excuses this window: one of at least {@link #STALL} × the target (and
-     * {@link #STALL_FLOOR_MS}) ended in it, more than {@link #STALL_GAP} windows after the last
-     * excused one, or it is the window after such a pause.
+     * Whether a pause excuses this window ({@link PauseExcuse}): one of at least half the target
+     * (and 50 ms) ended in it, more than 10 windows after the last excused one, or it is the
+     * window after such a pause.
      */
     private boolean excused(double stallMs) {
-        int excuse = stalls.step(stallMs, Math.max(STALL * target, STALL_FLOOR_MS));
+        int excuse = stalls.step(stallMs);
         if (excuse == 1) {
             pausesExcused = pausesExcused + 1; // one writer: the loop lock
         }

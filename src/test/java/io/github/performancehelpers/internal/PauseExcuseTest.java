@@ -9,22 +9,29 @@ class PauseExcuseTest {
 
     @Test
     void aLongPauseExcusesItsWindowAndTheNextThenNoneWithinTheGap() {
-        PauseExcuse e = new PauseExcuse(10);
-        assertEquals(0, e.step(49, 50), "under the shortest pause: read");
-        assertEquals(1, e.step(50, 50), "the window the pause ended in");
-        assertEquals(2, e.step(0, 50), "the window after it");
-        for (int i = 2; i < 10; i++) {
-            assertEquals(0, e.step(0, 50));
+        PauseExcuse e = new PauseExcuse(60); // half the target, 30 ms, is under the 50-ms floor
+        assertEquals(0, e.step(49), "under the shortest pause: read");
+        assertEquals(1, e.step(50), "the window the pause ended in");
+        assertEquals(2, e.step(0), "the window after it");
+        for (int i = 2; i < PauseExcuse.GAP; i++) {
+            assertEquals(0, e.step(0));
         }
-        assertEquals(0, e.step(99, 50), "10 windows on: within the gap, read");
-        assertEquals(1, e.step(99, 50), "11 windows on: excused");
+        assertEquals(0, e.step(99), "10 windows on: within the gap, read");
+        assertEquals(1, e.step(99), "11 windows on: excused");
+    }
+
+    @Test
+    void overTheFloorTheShortestPauseIsHalfTheTarget() {
+        PauseExcuse e = new PauseExcuse(200);
+        assertEquals(0, e.step(99), "under half the 200-ms target");
+        assertEquals(1, e.step(100));
     }
 
     @Test
     void resetForgetsTheLastPause() {
-        PauseExcuse e = new PauseExcuse(10);
-        assertEquals(1, e.step(99, 50));
+        PauseExcuse e = new PauseExcuse(60);
+        assertEquals(1, e.step(99));
         e.reset();
-        assertEquals(1, e.step(99, 50), "no shadow, no gap after a reset");
+        assertEquals(1, e.step(99), "no shadow, no gap after a reset");
     }
 }

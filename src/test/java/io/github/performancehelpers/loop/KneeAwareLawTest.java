@@ -798,7 +798,7 @@ class KneeAwareLawTest {
     }
 
     /**
-     * After an excused pause, a pause in the next {@code STALL_GAP} = 10 windows is read like any
+     * After an excused pause, a pause in the next {@code PauseExcuse.GAP} = 10 windows is read like any
      * other latency: here the 11th window (9 windows at the target between) cuts; the 12th
      * would be excused.
      */
