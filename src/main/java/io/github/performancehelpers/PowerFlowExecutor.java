@@ -1,4 +1,4 @@
-// Over 800 lines (about 1,890) because the public nested types Stats and Builder live here
+// Over 800 lines (about 2,100) because the public nested types Stats and Builder live here
 // (their names are API), about 600 lines of it; the data path itself is split across
 // Dispatcher, Job, Delegate, Recorders, Tick, WaitBudget and RoomGate. The termination inside
 // shutdown (terminateIfIdle, terminate) is the next seam to split.

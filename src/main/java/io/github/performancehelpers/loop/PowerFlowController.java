@@ -1,3 +1,7 @@
+// Over 800 lines (about 1,000) because the public nested types Stats, ControlLaw and Builder live
+// here (their names are API, about 290 lines), and close to half the file is Javadoc stating the
+// seed's contract. The loop's parts are already split out: FlowAdmission (queue and limiter),
+// RateLaw with PiLaw and KneeAwareLaw, ControllerObservability (metrics, MXBean).
 package io.github.performancehelpers.loop;
 
 import java.time.Duration;

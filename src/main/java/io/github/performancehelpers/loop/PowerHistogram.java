@@ -1,3 +1,7 @@
+// Over 800 lines (about 1,080) because the public nested types Snapshot and Builder live here
+// (their names are API, about 380 lines), and about half the file is Javadoc stating the accuracy
+// and concurrency contract. The index mapping (OctaveLogMapping), the counts of one interval
+// (HistogramInterval) and the writers' phaser (WriterReaderPhaser) are already their own files.
 package io.github.performancehelpers.loop;
 
 import java.time.Duration;
