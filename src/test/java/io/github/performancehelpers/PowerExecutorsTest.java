@@ -100,6 +100,8 @@ class PowerExecutorsTest {
             for (Future<?> f : fs) {
                 f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
             }
+            // A task's Future completes before its worker counts it: wait for the count, not the futures.
+            PowerFlowExecutorTest.await(() -> executor.stats().completed() >= 200);
             assertEquals(0, executor.stats().rejected());
             assertEquals(200, executor.stats().completed());
         }
