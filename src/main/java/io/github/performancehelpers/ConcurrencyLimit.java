@@ -13,11 +13,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * acquiring at once update different cache lines: a thread takes from the stripe its id picks
  * and, if that one is full, from the next ones; a permit goes back to the stripe it came from (the
  * claim names it), so each stripe is an exact bound of its own and the limit is exact in all.
- * With one stripe this is one atomic word.
+ * Each stripe counts its acquisitions and its releases on lines of their own.
  *
  * <p><b>Thread safety.</b> Every method may be called from any thread. {@link #release(int)}
  * takes the lock only when someone is waiting, so the common path is one atomic update on each
- * side.
+ * side, each on a line that side alone writes.
  */
 final class ConcurrencyLimit {
 
@@ -28,32 +28,48 @@ final class ConcurrencyLimit {
      * signals, under the lock) or the waiter's try sees the released permit. The waiter holds the
      * lock from its try until await() releases it, so the signal cannot fall in between.
      *
-     * A stripe's word holds its permits in use (low 32 bits) and its acquisitions so far (high 32
-     * bits, wrapping), so that an acquisition learns its ticket (a sequence number the executor
-     * samples by) from the CAS it makes anyway; a release subtracts 1, which never borrows from
-     * the high half because the low half is at least 1 then.
+     * A stripe is two counters that only grow, on lines of their own: its acquisitions (written
+     * by the acquiring threads, a CAS) and its releases (written by the releasing threads, an
+     * add); its permits in use are the difference. Acquirer and releaser are usually on different
+     * processors (a task ends on another thread than the one that submitted it), and with one word
+     * for both every acquisition's CAS missed on the line the last release had written: a fifth
+     * of a trivial task's submission with one submitter (benchmarks/executor.md). An acquisition's
+     * ticket (a sequence number the executor samples by) is its stripe's acquisitions before it.
+     *
+     * The acquirer checks against a copy of the releases kept on its own line (`seen`), re-read
+     * from the releases' line only when the copy says the stripe is at its share. Releases only
+     * grow, so a copy never shows more room than there is: no over-admission; a try fails only
+     * after a fresh read, so "full" is exact. Two acquirers may write the copy out of order; an
+     * older copy only costs a fresh read.
      *
      * "Full" is exact, not a guess from one stripe: a try fails only after every stripe was at its
-     * share, which sum to the limit. The stripes' words are 128 bytes apart (two lines and the
-     * adjacent-line prefetch), so two acquiring threads on two stripes do not share a line.
+     * share, which sum to the limit. The counters are 128 bytes apart (two lines and the
+     * adjacent-line prefetch), so two acquiring threads on two stripes, or an acquirer and a
+     * releaser, do not share a line.
+     *
+     * A read of the permits in use reads a stripe's releases before its acquisitions: a permit
+     * held throughout the read is counted (acquired before the later read, released after the
+     * earlier), and one taken and given back meanwhile may be counted too, never subtracted.
      *
      * Lowering the limit can leave a stripe over its new share while another is under it, and the
      * one under it would grant permits the limit no longer has. So a lowered limit sets
      * `draining`, and until every stripe is at or under its share an acquisition takes the lock,
      * adds up the stripes and grants from one under its share only if the sum is under the limit:
      * exact, because acquisitions are serialized then and releases only lower the sum. (A thread
-     * that read the old limit just before the change may still take one permit by it, as with
-     * one word.)
+     * that read the old limit just before the change may still take one permit by it.)
      */
 
-    private static final long TICKET = 1L << 32;
-    private static final long IN_USE = TICKET - 1;
-    /** The distance between two stripes' words, in longs: 128 bytes. */
+    /** The distance between two counters, in longs: 128 bytes. */
     private static final int SPACING = 16;
+    /** From a stripe's acquisitions, its copy of the releases (see the notes): the same line. */
+    private static final int SEEN = 1;
     /** The most stripes {@link #stripesFor(int)} gives. */
     static final int MAX_STRIPES = 16;
 
-    /** Stripe {@code i}'s word at index {@link #at}{@code (i)}: padded on both sides. */
+    /**
+     * Stripe {@code i}'s acquisitions at {@link #acquired}{@code (i)} (its copy of the releases
+     * beside them), its releases at {@link #released}{@code (i)}: each padded on both sides.
+     */
     private final AtomicLongArray words;
     private final int stripes;
     private final int stripeBits;
@@ -68,7 +84,7 @@ final class ConcurrencyLimit {
      */
     private volatile boolean draining;
 
-    /** One stripe: a single atomic word. */
+    /** One stripe: one counter of acquisitions and one of releases. */
     ConcurrencyLimit(int limit) {
         this(limit, 1);
     }
@@ -84,7 +100,7 @@ final class ConcurrencyLimit {
         this.limit = checkLimit(limit);
         this.stripes = stripes;
         this.stripeBits = Integer.numberOfTrailingZeros(stripes);
-        this.words = new AtomicLongArray((stripes + 2) * SPACING);
+        this.words = new AtomicLongArray((2 * stripes + 2) * SPACING);
     }
 
     /**
@@ -104,14 +120,25 @@ final class ConcurrencyLimit {
         return limit;
     }
 
-    /** The index of stripe {@code i}'s word in {@link #words}. */
-    private static int at(int i) {
-        return (i + 1) * SPACING;
+    /** The index of stripe {@code i}'s acquisitions in {@link #words}. */
+    private static int acquired(int i) {
+        return (2 * i + 1) * SPACING;
     }
 
-    /** The claim of an acquisition from stripe {@code i} whose word read {@code w} before it. */
-    private static long claimOf(long w, int i) {
-        return (w & ~IN_USE & Long.MAX_VALUE) | i;
+    /** The index of stripe {@code i}'s releases in {@link #words}. */
+    private static int released(int i) {
+        return (2 * i + 2) * SPACING;
+    }
+
+    /** Stripe {@code i}'s permits in use, its releases read first (see the notes). */
+    private long inUse(int i) {
+        long r = words.get(released(i));
+        return words.get(acquired(i)) - r;
+    }
+
+    /** The claim of the acquisition from stripe {@code i} that found {@code a} acquisitions before it. */
+    private static long claimOf(long a, int i) {
+        return (a & Integer.MAX_VALUE) << 32 | i;
     }
 
     /** Stripe {@code i}'s share of limit {@code lim}: the shares differ by at most one and sum to it. */
@@ -149,9 +176,17 @@ final class ConcurrencyLimit {
         for (int k = 0; k < stripes; k++) {
             int i = (first + k) & (stripes - 1);
             int share = share(i, lim);
-            for (long w; (int) ((w = words.get(at(i))) & IN_USE) < share; ) {
-                if (words.compareAndSet(at(i), w, w + TICKET + 1)) { // the ticket's carry leaves the word
-                    return claimOf(w, i);
+            int at = acquired(i);
+            for (long a = words.get(at); ; a = words.get(at)) {
+                if (a - words.getOpaque(at + SEEN) >= share) { // full by the copy: read the releases
+                    long r = words.get(released(i));
+                    words.setOpaque(at + SEEN, r);
+                    if (a - r >= share) {
+                        break; // full: the next stripe
+                    }
+                }
+                if (words.compareAndSet(at, a, a + 1)) {
+                    return claimOf(a, i);
                 }
             }
         }
@@ -167,7 +202,7 @@ final class ConcurrencyLimit {
             boolean balanced = true;
             int under = -1;
             for (int i = 0; i < stripes; i++) {
-                int inUse = (int) (words.get(at(i)) & IN_USE);
+                long inUse = inUse(i);
                 int share = share(i, lim);
                 sum += inUse;
                 balanced &= inUse <= share;
@@ -183,7 +218,7 @@ final class ConcurrencyLimit {
             }
             // Under its share, and acquisitions wait for the lock now: only releases race here
             // (and a try that read the old limit just before the change).
-            return claimOf(words.getAndAdd(at(under), TICKET + 1), under);
+            return claimOf(words.getAndIncrement(acquired(under)), under);
         } finally {
             lock.unlock();
         }
@@ -227,7 +262,7 @@ final class ConcurrencyLimit {
 
     /** Returns a permit to {@code stripe}, the stripe its claim named. */
     void release(int stripe) {
-        words.getAndAdd(at(stripe), -1L);
+        words.getAndIncrement(released(stripe));
         if (waiters > 0) {
             signalAll();
         }
@@ -248,14 +283,15 @@ final class ConcurrencyLimit {
     }
 
     /**
-     * The permits in use: exact with one stripe; with more, each stripe read once, so a read
-     * racing acquisitions and releases may be off by those in progress, never by a permit held
-     * throughout or free throughout.
+     * The permits in use: exact when nothing races the read; a read racing acquisitions and
+     * releases may count those in progress (one taken and given back meanwhile, on another
+     * stripe one taken or given back), never misses a permit held throughout and never counts one
+     * free throughout.
      */
     int inUse() {
         long sum = 0;
         for (int i = 0; i < stripes; i++) {
-            sum += (int) (words.get(at(i)) & IN_USE);
+            sum += inUse(i);
         }
         return (int) sum;
     }

@@ -113,10 +113,11 @@ abstract class Delegate {
      * A slot is the executor's in-flight count: taken before a task is handed off (by the
      * submitter on the fast path, by the dispatcher before it takes the queue's head), kept
      * across a chain, given back to its stripe when the chain ends or the hand-off does not
-     * happen. One atomic word on each side, where a slot and a separate in-flight counter were
-     * two (on the virtual delegate, a tenth of a trivial task's cost; benchmarks/executor.md);
-     * on the virtual delegate the words are striped (ConcurrencyLimit), because submitters on
-     * several threads otherwise all update one line.
+     * happen. One atomic update on each side, where a slot and a separate in-flight counter were
+     * two (on the virtual delegate, a tenth of a trivial task's cost; benchmarks/executor.md),
+     * each on a line that side alone writes (ConcurrencyLimit counts acquisitions and releases
+     * apart); on the virtual delegate the counters are striped, because submitters on several
+     * threads otherwise all update one line.
      */
 
     /** Takes a slot if one is free (on a delegate that is not sized, always). */

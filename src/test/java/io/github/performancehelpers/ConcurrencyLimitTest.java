@@ -152,4 +152,89 @@ class ConcurrencyLimitTest {
         assertTrue(most.get() <= limit, "at most " + limit + " held at once, saw " + most.get());
         assertEquals(0, c.inUse());
     }
+
+    /**
+     * The acquirer checks a copy of the releases and reads them afresh only when the copy says
+     * full: a permit given back after the copy was taken is still found, and none beyond it.
+     */
+    @Test
+    void aPermitGivenBackAfterTheStripeWasSeenFullIsFound() {
+        ConcurrencyLimit c = new ConcurrencyLimit(2, 1);
+        for (int round = 0; round < 3; round++) {
+            long a = c.tryAcquireTicket();
+            long b = c.tryAcquireTicket();
+            assertTrue(a >= 0 && b >= 0, "round " + round + ": two permits free");
+            assertEquals(-1, c.tryAcquireTicket(), "round " + round + ": full");
+            c.release(ConcurrencyLimit.stripe(a));
+            long again = c.tryAcquireTicket();
+            assertTrue(again >= 0, "round " + round + ": the permit given back is found");
+            assertEquals(-1, c.tryAcquireTicket(), "round " + round + ": and no other");
+            assertEquals(2, c.inUse());
+            c.release(ConcurrencyLimit.stripe(b));
+            c.release(ConcurrencyLimit.stripe(again));
+            assertEquals(0, c.inUse());
+        }
+        assertEquals(9, ConcurrencyLimit.ticket(c.tryAcquireTicket()), "three rounds of three acquisitions before it");
+    }
+
+    /**
+     * As the executor uses it: four threads take permits and hand them to four others, which give
+     * them back; never more than the limit held at once, every permit comes back, and the tickets
+     * of each stripe are the acquisitions before them (each one once).
+     */
+    @Test
+    void permitsGivenBackByOtherThreadsNeverExceedTheLimit() throws Exception {
+        int limit = 6;
+        ConcurrencyLimit c = new ConcurrencyLimit(limit, 4);
+        AtomicInteger held = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicLong acquired = new AtomicLong();
+        java.util.concurrent.BlockingQueue<Long> handOff = new java.util.concurrent.LinkedBlockingQueue<>();
+        java.util.Set<Long> claims = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(500);
+        List<Thread> takers = new ArrayList<>();
+        List<Thread> givers = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            takers.add(Thread.ofPlatform().start(() -> {
+                while (System.nanoTime() - deadline < 0) {
+                    long claim = c.tryAcquireTicket();
+                    if (claim < 0) {
+                        Thread.onSpinWait();
+                        continue;
+                    }
+                    acquired.incrementAndGet();
+                    assertTrue(claims.add(claim), "each ticket of a stripe once: " + claim);
+                    most.accumulateAndGet(held.incrementAndGet(), Math::max);
+                    handOff.add(claim);
+                }
+            }));
+            givers.add(Thread.ofPlatform().start(() -> {
+                try {
+                    for (;;) {
+                        long claim = handOff.take();
+                        if (claim < 0) {
+                            return;
+                        }
+                        held.decrementAndGet();
+                        c.release(ConcurrencyLimit.stripe(claim));
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        for (Thread t : takers) {
+            t.join();
+        }
+        for (int t = 0; t < givers.size(); t++) {
+            handOff.add(-1L);
+        }
+        for (Thread t : givers) {
+            t.join();
+        }
+        assertTrue(acquired.get() > 1000, "the threads ran: " + acquired.get());
+        assertTrue(most.get() <= limit, "at most " + limit + " held at once, saw " + most.get());
+        assertEquals(0, c.inUse());
+        assertEquals(acquired.get(), claims.size());
+    }
 }

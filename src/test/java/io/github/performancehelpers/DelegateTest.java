@@ -246,7 +246,10 @@ class DelegateTest {
         assertEquals(secondTicket, Delegate.ticket(second));
     }
 
-    /** The ticket wraps at 2^31 without touching the slots in use. */
+    /**
+     * The ticket wraps at 2^31 while the slots in use stay exact: the counters of acquisitions
+     * and releases set to 2^31 - 1 each, as after that many tasks.
+     */
     @Test
     void theTicketWrapsWithoutTouchingTheCount() throws Exception {
         ConcurrencyLimit limit = new ConcurrencyLimit(4);
@@ -254,7 +257,7 @@ class DelegateTest {
         f.setAccessible(true);
         java.util.concurrent.atomic.AtomicLongArray words = (java.util.concurrent.atomic.AtomicLongArray) f.get(limit);
         for (int i = 0; i < words.length(); i++) {
-            words.set(i, -1L << 32); // ticket 2^32 - 1 wherever the stripe's word is
+            words.set(i, (1L << 31) - 1); // acquisitions, releases and the releases' copy alike
         }
         long claim = limit.tryAcquireTicket();
         assertEquals((1L << 31) - 1, ConcurrencyLimit.ticket(claim));
