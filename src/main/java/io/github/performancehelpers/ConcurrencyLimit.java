@@ -32,9 +32,10 @@ final class ConcurrencyLimit {
      * by the acquiring threads, a CAS) and its releases (written by the releasing threads, an
      * add); its permits in use are the difference. Acquirer and releaser are usually on different
      * processors (a task ends on another thread than the one that submitted it), and with one word
-     * for both every acquisition's CAS missed on the line the last release had written: a fifth
-     * of a trivial task's submission with one submitter (benchmarks/executor.md). An acquisition's
-     * ticket (a sequence number the executor samples by) is its stripe's acquisitions before it.
+     * for both every acquisition's CAS missed on the line the last release had written (one
+     * thread taking, another giving back: 33 against 7.5 ns a take; benchmarks/executor.md, "The
+     * slot gate"). An acquisition's ticket (a sequence number the executor samples by) is its
+     * stripe's acquisitions before it.
      *
      * The acquirer checks against a copy of the releases kept on its own line (`seen`), re-read
      * from the releases' line only when the copy says the stripe is at its share. Releases only
