@@ -1072,16 +1072,24 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /**
      * After the state is SHUTDOWN or more: terminates an idle executor on the calling thread (see
-     * the lifecycle notes). Nothing if a task is queued, held or in flight, if an owned delegate is
-     * not quiet, or if the caller is the observation thread, which terminate() waits for.
+     * the lifecycle notes), or, if the dispatcher already did, waits for its thread to end. Nothing
+     * if a task is queued, held or in flight, if an owned delegate is not quiet, or if the caller
+     * is the observation thread, which terminate() waits for, or the dispatcher itself.
      */
     private void terminateIfIdle() {
-        if (state == TERMINATED || tick.runsOn(Thread.currentThread()) || !delegate.quiet()
-                || !dispatcher.retireIfIdle()) {
+        Thread me = Thread.currentThread();
+        if (tick.runsOn(me) || me == dispatcher.thread) {
             return;
         }
-        if (terminationClaimed.compareAndSet(false, true)) {
-            terminate();
+        // TERMINATED may be the dispatcher's write, woken by this very call: its thread is ending
+        // and isTerminated() must hold on return, so it is joined below like any other.
+        if (state != TERMINATED) {
+            if (!delegate.quiet() || !dispatcher.retireIfIdle()) {
+                return;
+            }
+            if (terminationClaimed.compareAndSet(false, true)) {
+                terminate();
+            }
         }
         // Whoever ran terminate(), it was quick (nothing in flight, the delegate quiet): wait for
         // it, and for the dispatcher thread to end, so that isTerminated() holds on return.

@@ -6,10 +6,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -21,6 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Named;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -613,6 +617,45 @@ class ExecutorServiceContractTest {
         for (int i = 0; i < 10; i++) {
             PowerFlowExecutor e = config.get();
             assertTrue(e.shutdownNow().isEmpty());
+            assertTrue(e.isTerminated(), "try " + i);
+            closeAll(e);
+        }
+    }
+
+    /**
+     * shutdownNow() returns with the executor terminated even when the dispatcher, woken by it,
+     * ran the termination first: the owned delegate's shutdownNow() (which shutdownNow() calls
+     * after waking the dispatcher) returns only once the state reads Terminated, so the call finds
+     * the termination done but the dispatcher's thread possibly not yet ended. Before the fix,
+     * shutdownNow() returned without waiting for that thread, and isTerminated() could read false
+     * (a CI run saw it once in 50 idle executors).
+     */
+    @Test
+    void shutdownNowWaitsForADispatcherThatTerminatedFirst() throws Exception {
+        for (int i = 0; i < 200; i++) {
+            AtomicReference<PowerFlowExecutor> self = new AtomicReference<>();
+            ExecutorService inner = Executors.newSingleThreadExecutor();
+            ExecutorService owned = new AbstractExecutorService() {
+                @Override public void execute(Runnable r) { inner.execute(r); }
+                @Override public void shutdown() { inner.shutdown(); }
+                @Override public boolean isShutdown() { return inner.isShutdown(); }
+                @Override public boolean isTerminated() { return inner.isTerminated(); }
+                @Override public boolean awaitTermination(long t, TimeUnit u) throws InterruptedException {
+                    return inner.awaitTermination(t, u);
+                }
+                @Override public List<Runnable> shutdownNow() {
+                    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LONG_DELAY_MS);
+                    while (!self.get().toString().contains("Terminated") && System.nanoTime() < deadline) {
+                        Thread.onSpinWait();
+                    }
+                    return inner.shutdownNow();
+                }
+            };
+            PowerFlowExecutor e = PowerFlowExecutor.builder().targetP99(TARGET).delegate(owned).ownsDelegate(true)
+                    .build();
+            self.set(e);
+            assertTrue(e.shutdownNow().isEmpty());
+            assertTrue(e.toString().contains("Terminated"), "the dispatcher terminated it, try " + i);
             assertTrue(e.isTerminated(), "try " + i);
             closeAll(e);
         }
