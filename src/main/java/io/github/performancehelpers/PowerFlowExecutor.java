@@ -1,7 +1,6 @@
-// Over 800 lines (about 2,100) because the public nested types Stats and Builder live here
+// Over 800 lines (about 2,000) because the public nested types Stats and Builder live here
 // (their names are API), about 600 lines of it; the data path itself is split across
-// Dispatcher, Job, Delegate, Recorders, Tick, WaitBudget and RoomGate. The termination inside
-// shutdown (terminateIfIdle, terminate) is the next seam to split.
+// Dispatcher, Job, Delegate, Recorders, Tick, WaitBudget, RoomGate and Termination.
 package io.github.performancehelpers;
 
 import java.lang.System.Logger.Level;
@@ -21,9 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 import io.github.performancehelpers.internal.Access;
 import io.github.performancehelpers.internal.FlowEvents;
 import io.github.performancehelpers.internal.Preconditions;
@@ -247,15 +244,17 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
 public final class PowerFlowExecutor extends AbstractExecutorService implements AutoCloseable {
 
     /*
-     * The data path, file by file: this class (lifecycle, submission and the submit-side fast
-     * path), Dispatcher (the paced path, one method per step), Job (the task wrapper and
+     * The data path, file by file: this class (submission and the submit-side fast path, the
+     * public lifecycle methods), Termination (the state transitions and the termination),
+     * Dispatcher (the paced path, one method per step), Job (the task wrapper and
      * a worker's chain of queued tasks), Delegate (one subclass per kind of delegate: hand-off,
      * slots, resizing, shutdown), Recorders (the workers' uncontended recorders), WaitBudget (how
      * long a task may wait, for shedding), RoomGate (where BLOCK's submitters wait), Tick (the
      * observation, which applies the rate the law returns to the delegate's size), then the
      * read-outs: Stats below and ExecutorObservability.
      *
-     * Lifecycle. `state` moves only forward, and every transition is made under mainLock:
+     * Lifecycle (Termination). `state` moves only forward, and every transition is made under
+     * Termination's lock:
      *
      *   RUNNING:    accepts tasks; the dispatcher takes, paces and hands them off.
      *   SHUTDOWN:   refuses new tasks; the dispatcher still runs every queued task under the
@@ -278,13 +277,14 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *                                   tryTerminate() does: it retires the dispatcher, runs
      *                                   terminate() and joins the dispatcher, so that an idle
      *                                   executor is terminated when shutdown() returns. Whoever
-     *                                   wins `terminationClaimed` runs terminate(), once.
+     *                                   wins Termination's claim runs terminate(), once.
      *
      * The numeric order matters: `state >= SHUTDOWN` means "refuse new tasks", `state >= STOP`
      * means "start nothing more".
      *
      * Locking rules.
-     *  - mainLock guards the transitions and the `terminated` and `quiescent` conditions.
+     *  - Termination's lock guards the transitions and the `terminated` and `quiescent`
+     *    conditions.
      *  - Dispatcher.lock guards writes to `held` (the task the dispatcher has taken from the queue
      *    and not yet handed off). The dispatcher holds it while it polls the queue and while it
      *    hands off; shutdownNow holds it while it drains the queue and takes `held`. So a task the
@@ -442,14 +442,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private final Tick tick;
     private final Dispatcher dispatcher;
 
-    /** Set by whichever thread runs terminate(): the dispatcher, or an idle executor's shutdown(). */
-    private final java.util.concurrent.atomic.AtomicBoolean terminationClaimed =
-            new java.util.concurrent.atomic.AtomicBoolean();
-
-    private final ReentrantLock mainLock = new ReentrantLock();
-    private final Condition terminatedCondition = mainLock.newCondition();
-    private final Condition quiescent = mainLock.newCondition();
-    // Guarded by mainLock (writes; volatile for the lock-free reads).
+    /** The state transitions, the one run of the termination, and the waits for it. */
+    private final Termination termination;
+    // Guarded by Termination's lock (writes; volatile for the lock-free reads).
     volatile int state = RUNNING;
 
     /**
@@ -542,6 +537,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             observability.close();
             throw e;
         }
+        this.termination = new Termination(this, delegate, dispatcher, tick, observability);
         dispatcher.thread.start();
     }
 
@@ -997,16 +993,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     void releaseSlot(int slot) {
         delegate.releaseSlot(slot);
         if (state >= SHUTDOWN && delegate.inFlight() == 0) {
-            signalQuiescent();
-        }
-    }
-
-    private void signalQuiescent() {
-        mainLock.lock();
-        try {
-            quiescent.signalAll();
-        } finally {
-            mainLock.unlock();
+            termination.signalQuiescent();
         }
     }
 
@@ -1054,72 +1041,18 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     @Override
     public void shutdown() {
-        mainLock.lock();
-        try {
-            if (state == RUNNING) {
-                state = SHUTDOWN;
-            }
-        } finally {
-            mainLock.unlock();
-        }
+        termination.advanceTo(SHUTDOWN);
         dispatcher.thread.interrupt(); // a dispatcher waiting on an empty queue re-reads the state
         roomFreed(); // a submitter waiting for room is refused
         if (inFlight() == 0) {
-            signalQuiescent();
+            termination.signalQuiescent();
         }
-        terminateIfIdle();
-    }
-
-    /**
-     * After the state is SHUTDOWN or more: terminates an idle executor on the calling thread (see
-     * the lifecycle notes), or, if the dispatcher already did, waits for its thread to end. Nothing
-     * if a task is queued, held or in flight, if an owned delegate is not quiet, or if the caller
-     * is the observation thread, which terminate() waits for, or the dispatcher itself.
-     */
-    private void terminateIfIdle() {
-        Thread me = Thread.currentThread();
-        if (tick.runsOn(me) || me == dispatcher.thread) {
-            return;
-        }
-        // TERMINATED may be the dispatcher's write, woken by this very call: its thread is ending
-        // and isTerminated() must hold on return, so it is joined below like any other.
-        if (state != TERMINATED) {
-            if (!delegate.quiet() || !dispatcher.retireIfIdle()) {
-                return;
-            }
-            if (terminationClaimed.compareAndSet(false, true)) {
-                terminate();
-            }
-        }
-        // Whoever ran terminate(), it was quick (nothing in flight, the delegate quiet): wait for
-        // it, and for the dispatcher thread to end, so that isTerminated() holds on return.
-        boolean interrupted = false;
-        mainLock.lock();
-        try {
-            while (state != TERMINATED) {
-                terminatedCondition.awaitUninterruptibly();
-            }
-        } finally {
-            mainLock.unlock();
-        }
-        for (;;) {
-            try {
-                dispatcher.thread.join();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        termination.ifIdle();
     }
 
     /** The dispatcher's exit: it terminates the executor unless an idle shutdown() does. */
     void dispatcherExited() {
-        if (terminationClaimed.compareAndSet(false, true)) {
-            terminate();
-        }
+        termination.dispatcherExited();
     }
 
     /**
@@ -1135,14 +1068,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     @Override
     public List<Runnable> shutdownNow() {
-        mainLock.lock();
-        try {
-            if (state < STOP) {
-                state = STOP;
-            }
-        } finally {
-            mainLock.unlock();
-        }
+        termination.advanceTo(STOP);
         dispatcher.thread.interrupt();
         roomFreed();
         List<Runnable> never = new ArrayList<>();
@@ -1150,36 +1076,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         delegate.takeBack(this, never);
         delegate.interruptRunning();
         if (inFlight() == 0) {
-            signalQuiescent();
+            termination.signalQuiescent();
         }
-        terminateIfIdle();
+        termination.ifIdle();
         return never;
-    }
-
-    /**
-     * Terminates, once, on the thread that claimed it (the dispatcher as its last act, or an idle
-     * executor's shutdown()): waits for the tasks in flight, stops what is owned, sets TERMINATED.
-     * Keeps the calling thread's interrupt status.
-     */
-    private void terminate() {
-        mainLock.lock();
-        try {
-            while (inFlight() > 0) {
-                quiescent.awaitUninterruptibly(); // shutdownNow() may interrupt us again; keep waiting
-            }
-        } finally {
-            mainLock.unlock();
-        }
-        delegate.shutdownOwned();
-        tick.stop();
-        observability.close();
-        mainLock.lock();
-        try {
-            state = TERMINATED;
-            terminatedCondition.signalAll();
-        } finally {
-            mainLock.unlock();
-        }
     }
 
     /**
@@ -1200,7 +1100,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     @Override
     public boolean isTerminated() {
-        return state == TERMINATED && !dispatcher.thread.isAlive();
+        return termination.isTerminated();
     }
 
     /**
@@ -1224,29 +1124,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     @Override
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
-        long nanos = unit.toNanos(timeout);
-        long deadline = System.nanoTime() + nanos;
-        mainLock.lock();
-        try {
-            while (state != TERMINATED) {
-                if (nanos <= 0L) {
-                    return false;
-                }
-                nanos = terminatedCondition.awaitNanos(nanos);
-            }
-        } finally {
-            mainLock.unlock();
-        }
-        // TERMINATED is the dispatcher's last write; wait for it to end too.
-        long left = deadline - System.nanoTime();
-        Thread d = dispatcher.thread;
-        if (d.isAlive()) {
-            if (left <= 0) {
-                return false;
-            }
-            return d.join(Duration.ofNanos(left));
-        }
-        return true;
+        return termination.await(unit.toNanos(timeout));
     }
 
     /**
