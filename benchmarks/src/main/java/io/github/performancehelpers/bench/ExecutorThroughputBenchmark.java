@@ -88,7 +88,8 @@ public class ExecutorThroughputBenchmark {
     /**
      * Creates one contender.
      *
-     * @param impl     {@code fixed}, {@code flowFixed}, {@code virtual} or {@code flowVirtual}
+     * @param impl     {@code fixed}, {@code flowFixed}, {@code virtual} or {@code flowVirtual}; or
+     *                 {@code virtualWrapped} (a calibration for {@link ExecutorRatio}, see {@link Wrapping})
      * @param poolSize the fixed pools' size
      * @return a started executor
      */
@@ -99,8 +100,61 @@ public class ExecutorThroughputBenchmark {
             case "flowFixed" -> unlimited().delegate(Executors.newFixedThreadPool(poolSize))
                     .ownsDelegate(true).build();
             case "flowVirtual" -> unlimited().build();
+            case "virtualWrapped" -> new Wrapping(Executors.newVirtualThreadPerTaskExecutor());
             default -> throw new IllegalArgumentException("impl: " + impl);
         };
+    }
+
+    /**
+     * A calibration, not a contender: {@code newVirtualThreadPerTaskExecutor} given each task in a
+     * wrapper of its own, the one small object per task the issue allows over that executor.
+     * What a wrapper costs there (its allocation, and the carrier reading a line the submitter
+     * wrote) bounds from below what any executor that tracks its tasks can reach.
+     */
+    static final class Wrapping extends java.util.concurrent.AbstractExecutorService {
+        private final ExecutorService inner;
+
+        Wrapping(ExecutorService inner) {
+            this.inner = inner;
+        }
+
+        /** The wrapper: a final field written by the submitter, read by the task's thread. */
+        private record Wrapped(Runnable task) implements Runnable {
+            @Override
+            public void run() {
+                task.run();
+            }
+        }
+
+        @Override
+        public void execute(Runnable command) {
+            inner.execute(new Wrapped(command));
+        }
+
+        @Override
+        public void shutdown() {
+            inner.shutdown();
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            return inner.shutdownNow();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return inner.isShutdown();
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return inner.isTerminated();
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+            return inner.awaitTermination(timeout, unit);
+        }
     }
 
     /** A flow executor whose limiter never binds and whose queue holds 8 threads' batches. */
