@@ -34,10 +34,11 @@ import io.github.performancehelpers.limit.PowerGCRA;
  * <li>{@code netflix}: Netflix concurrency-limits {@code Gradient2Limit} (defaults) in a
  *     {@code SimpleLimiter} (a task is shed when no permit is free) in front of the same pool.</li>
  * <li>{@code flowPool}: {@code PowerExecutors.newFixedFlowPool(threads, target)}: the one-line
- *     factory (gains rescaled to the plant, queue one second at maxRate: 1,067).</li>
- * <li>{@code flowDefaults}: {@code PowerFlowExecutor.builder()} with only rate, minRate, maxRate
- *     and targetP99 set (as the factory sets them), in front of the same pool: the seed's gains
- *     (kp 0.05, ki 0.001), queue 100.</li>
+ *     factory (the knee-aware law from an open rate, the cap on the tasks in flight, shedding by
+ *     the wait budget).</li>
+ * <li>{@code flowDefaults}: {@code PowerFlowExecutor.builder()} with rate and maxRate at
+ *     {@code threads / target}, minRate a hundredth of it, and targetP99, in front of the same
+ *     pool: the builder's other defaults (the same law, cap and shedding) under a ceiling.</li>
  * <li>optionally, {@code constant<rate>}: one fixed admission rate (see
  *     {@link #run(Config, double...)}), the yardstick of what holding a rate can do.</li>
  * </ul>

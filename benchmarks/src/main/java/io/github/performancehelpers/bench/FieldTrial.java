@@ -44,8 +44,9 @@ import org.HdrHistogram.Histogram;
  * samples, the end-to-end p99 of each settled 10-s block against 1.1 × the target, and the
  * seconds until done/s settled after the phase began.
  *
- * <p>Usage: {@code FieldTrial [quick|full] [scenario ...] [--trace=contender]}; {@code quick} runs 2-s phases (the CI
- * smoke run, no figure checked), {@code full} 20-s phases. Writes {@code target/fieldtrial.md}.
+ * <p>Usage: {@code FieldTrial [quick|full] [scenario ...] [--trace=contender] [--phase=seconds]}; {@code quick}
+ * runs 2-s phases (the CI smoke run, no figure checked), {@code full} 20-s phases, or as {@code --phase} says.
+ * Writes {@code target/fieldtrial.md}.
  */
 public final class FieldTrial {
 
@@ -102,7 +103,10 @@ public final class FieldTrial {
             new Scenario("bursts", true, "16 slots, 10 ms; arrivals alternate 1 s at 2.4x and 2 s at 0.3x the mean",
                     16, new Service(10, 0.4, 0, 0), 64, 80, 1.3, true, true, false),
             new Scenario("api", true, "a partner API of 4 FIFO slots, lognormal 5 ms (sigma 0.8), behind a pool of 48",
-                    4, new Service(5, 0.8, 0, 0), 48, 120, 1.3, true, false, false));
+                    4, new Service(5, 0.8, 0, 0), 48, 120, 1.3, true, false, false),
+            new Scenario("closedloop", false, "ClosedLoopBench's downstream: 8 slots, lognormal 15 ms (sigma 0.5; "
+                    + "its own p99, 48 ms, near the target), behind a pool of 64",
+                    8, new Service(15, 0.5, 0, 0), 64, 60, 1.5, true, false, false));
 
     static final String[] PHASES = {"underload", "overload", "capacity/2", "capacity back"};
 
@@ -580,17 +584,23 @@ public final class FieldTrial {
     private static String traced = "";
 
     public static void main(String[] args) throws Exception {
+        double phase = 20;
         List<String> rest = new ArrayList<>();
         for (String a : args) {
             if (a.startsWith("--trace=")) {
                 traced = a.substring("--trace=".length());
+            } else if (a.startsWith("--phase=")) {
+                phase = Double.parseDouble(a.substring("--phase=".length()));
+                if (!(phase >= 2)) {
+                    throw new IllegalArgumentException("--phase must be at least 2 seconds: " + a);
+                }
             } else {
                 rest.add(a);
             }
         }
         args = rest.toArray(new String[0]);
         boolean quick = args.length > 0 && args[0].equals("quick");
-        double phaseSeconds = quick ? 2 : 20;
+        double phaseSeconds = quick ? 2 : phase;
         List<String> only = new ArrayList<>(Arrays.asList(args).subList(Math.min(1, args.length), args.length));
         if (args.length > 0 && !args[0].equals("quick") && !args[0].equals("full")) {
             only = Arrays.asList(args);
