@@ -590,7 +590,11 @@ public final class FieldTrial {
             if (a.startsWith("--trace=")) {
                 traced = a.substring("--trace=".length());
             } else if (a.startsWith("--phase=")) {
-                phase = Double.parseDouble(a.substring("--phase=".length()));
+                try {
+                    phase = Double.parseDouble(a.substring("--phase=".length()));
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException("--phase must be a number of seconds: " + a, e);
+                }
                 if (!(phase >= 2)) {
                     throw new IllegalArgumentException("--phase must be at least 2 seconds: " + a);
                 }
