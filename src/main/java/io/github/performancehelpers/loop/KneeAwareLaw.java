@@ -67,6 +67,15 @@ import io.github.performancehelpers.internal.PauseExcuse;
  * <li><b>Decrease</b> ({@code m > targetP99}; while trimming, only as its item says), then the
  *     merged windows are dropped (after a hold too, except the sparse one):
  *     <ul>
+ *     <li>not saturated, and no evidence that the quantile is over the target: the merged
+ *         {@code n} samples hold no more over it than a true quantile at the target would leave,
+ *         give or take three standard errors of that count (the reading at
+ *         {@code q − 3 × sqrt(q (1 − q) / n)} is at or under the target; never for {@code q = 1}):
+ *         hold ({@code r' = r}), no capacity bound, and the windows roll on as under the target.
+ *         A window's p99 from a few hundred calls is its 2nd or 3rd slowest, and where the target
+ *         is near the service time's own p99 it reads over the target in one window of two at
+ *         any rate: cutting on it refused a third of an underload (the field trial's
+ *         {@code closedloop});</li>
  *     <li>sparse, not saturated, and fewer than {@code 3 / (1 − q)} samples in fewer than 30
  *         merged windows: hold ({@code r' = r}), no capacity bound, and the windows are kept: such
  *         a reading is the largest sample or next to it, and one slow call (the service time's
@@ -253,6 +262,17 @@ public final class KneeAwareLaw implements RateLaw {
      * target. Not applied for {@code q = 1}, whose reading is always the largest sample.
      */
     static final double TAIL_SAMPLES = 3;
+    /**
+     * A reading over the target cuts only when the merged samples hold more over the target than
+     * a true quantile at the target would give, by this many standard errors of the count
+     * (binomial): the reading's lower confidence bound is over the target. A window's p99 from a
+     * few hundred samples is its 2nd or 3rd largest; where the target is near the service time's
+     * own p99 (the field trial's {@code closedloop}: own p99 48 ms, aim 54 ms) it reads over the
+     * target in about one window of two at any rate, and cutting on it refused a third of an
+     * underload. Three: a false cut once in some 700 readings, while a latency truly past a knee
+     * puts several times the quantile's share over the target.
+     */
+    static final double EVIDENCE = 3;
     /** The most windows a sparse reading merges while it gathers samples. */
     static final int MAX_WINDOWS = 30;
     /**
@@ -512,7 +532,8 @@ public final class KneeAwareLaw implements RateLaw {
         boolean sparse = flow * seconds * WINDOWS < enough;
         long held = keep(window, sparse);
         double previous = smoothed;
-        double m = RateLaw.reading(merged(), quantile);
+        PowerHistogram.Snapshot all = merged();
+        double m = RateLaw.reading(all, quantile);
         smoothed = m;
         // Loaded: work was offered at the rate or above, so the rate, not the demand, set how much
         // was admitted. Only a loaded window says anything about the downstream's capacity.
@@ -587,6 +608,14 @@ public final class KneeAwareLaw implements RateLaw {
             recent.clear();
             ups = 0;
             return clamp(rate * trimFactor(m));
+        }
+        if (m > target && !saturated && !evident(all)) {
+            // Over the target by the reading, but not by more than the reading's own scatter: as
+            // many samples over the target as a true quantile at it would give, give or take
+            // EVIDENCE standard errors. Where the target is near the service time's own p99 one
+            // window in two reads over it at any rate, and a cut there refuses work without
+            // lowering the latency. Hold, and read again with the next window merged in.
+            return clamp(rate);
         }
         if (m > target && tooFew && !saturated) {
             // Too few samples for the quantile: one slow call (the service time's tail, a pause of
@@ -835,6 +864,21 @@ public final class KneeAwareLaw implements RateLaw {
             capacity = next; // under the target above the estimate: the downstream does more
         }
         return next;
+    }
+
+    /**
+     * Whether the merged samples show the quantile over the target beyond their scatter: more of
+     * them over it than a true quantile at the target would give by {@link #EVIDENCE} standard
+     * errors, read as the quantile's lower confidence bound,
+     * {@code q − EVIDENCE × sqrt(q (1 − q) / n)}, over the target. Always for {@code q = 1}.
+     */
+    private boolean evident(PowerHistogram.Snapshot samples) {
+        if (quantile >= 1) {
+            return true;
+        }
+        long n = samples.count();
+        double lower = quantile - EVIDENCE * Math.sqrt(quantile * (1 - quantile) / n);
+        return lower > 0 && RateLaw.reading(samples, lower) > target;
     }
 
     /** Whether {@code rate} is near the knee: within {@code [KNEE × C, C / KNEE]}. */
