@@ -610,11 +610,8 @@ public final class KneeAwareLaw implements RateLaw {
             return clamp(rate * trimFactor(m));
         }
         if (m > target && !saturated && !evident(all)) {
-            // Over the target by the reading, but not by more than the reading's own scatter: as
-            // many samples over the target as a true quantile at it would give, give or take
-            // EVIDENCE standard errors. Where the target is near the service time's own p99 one
-            // window in two reads over it at any rate, and a cut there refuses work without
-            // lowering the latency. Hold, and read again with the next window merged in.
+            // Over the target by no more than the reading's own scatter (see EVIDENCE): hold, and
+            // read again with the next window merged in.
             return clamp(rate);
         }
         if (m > target && tooFew && !saturated) {

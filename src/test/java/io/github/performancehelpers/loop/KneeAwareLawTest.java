@@ -2,6 +2,7 @@ package io.github.performancehelpers.loop;
 
 import static org.junit.jupiter.api.Assertions.*;
 
+import java.util.SplittableRandom;
 import io.github.performancehelpers.loop.PowerFlowController.ControlLaw;
 import org.junit.jupiter.api.Test;
 import io.github.performancehelpers.PowerFlowExecutor;
@@ -391,16 +392,16 @@ class KneeAwareLawTest {
     /**
      * The field trial's closedloop downstream without its queue: lognormal service times whose own
      * p99 (48 ms) is 0.9 of the target (54 ms, the executor's run-time aim for a 60-ms target), at
-     * a steady 240/s. A window's p99 reads over the target in about a third of the windows; the law
-     * that cut on the reading took the rate down on most seeds. Every seed now holds at least the
-     * offered rate for 300 windows.
+     * a steady 240/s. A window's p99 (its 2nd largest of 240) reads over the target in about a
+     * third of the windows; the law that cut on the reading cuts here (this test fails with
+     * {@code EVIDENCE = 0}). Every seed now holds at least the offered rate for 300 windows.
      */
     @Test
     void aTargetNearTheServiceTimesOwnP99IsNotChasedByNoise() {
         for (long seed = 0; seed < 10; seed++) {
             KneeAwareLaw law = new KneeAwareLaw(54, 0.99, 1, 1_000_000);
             PowerHistogram h = PowerHistogram.builder().build();
-            java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+            SplittableRandom random = new SplittableRandom(seed);
             double rate = 1_000_000;
             int over = 0;
             for (int t = 0; t < 300; t++) {
