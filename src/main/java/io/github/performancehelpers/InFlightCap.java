@@ -15,7 +15,8 @@ import io.github.performancehelpers.internal.PauseExcuse;
  * <p><b>The rules</b>, once per window ({@link #step}), with {@code n} the window's mean
  * concurrency at a task's start, {@code x} its completions per second, {@code r} its run-time p99
  * and {@code B} the run time's budget, {@link #RUN_SHARE} of the target (more after a cut that
- * cost throughput, below):
+ * cost throughput, and at least {@link #RAISE_MARGIN} times the downstream's own p99 once that is
+ * known, both below, and at most {@link #MAX_RUN_SHARE} of the target):
  * <ol>
  * <li>Open ({@code Integer.MAX_VALUE}) while the law finds the target unreachable: cutting
  *     what is in flight cannot lower a latency the load does not set.</li>
@@ -47,18 +48,22 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     budget is over the downstream's own p99, and growing up to it would fill the downstream's
  *     queue (a database of 8 slots held 13 in flight, a mean run time 1.6 times its own).</li>
  * <li><b>Cut</b> when callers were late (the window's end-to-end p99 over the target, or tasks
- *     refused or shed), {@code r > B}, the cap open or binding, and nothing shows that the calls
- *     did not queue: neither that those over the target started at no higher concurrency than the
- *     rest ({@link #QUEUED_Z}) nor that those that started at the highest concurrency ran no
- *     longer ({@link #QUEUED_RUN_Z}), unless the cap bound and either the run-time p99 rose over
- *     {@link #VOID} times the window before's and the mean run time over {@link #ROOM} times its
- *     (the downstream's capacity fell within the window: those statistics compare calls of one
- *     steady window, and here read the change; a p99 that jumps with a flat mean is a few calls'
- *     event, a pause of the machine that ended every call in flight late) or the
- *     window queued against the reference (below: its mean run time over {@link #ROOM} times
- *     the reference's and over half the rise a FIFO's would show, with at least
- *     {@link #ROOM_STEP} more in flight; at a binding cap every call starts with the same number
- *     in flight, and the second statistic reads about zero whatever they did): to
+ *     refused or shed), {@code r > B}, and the calls queued inside. With the cap open, unless
+ *     something shows that they did not: that those over the target started at no higher
+ *     concurrency than the rest ({@link #QUEUED_Z}), or that those that started at the highest
+ *     concurrency ran no longer ({@link #QUEUED_RUN_Z}). With the cap binding, where every call
+ *     starts with the same number in flight and those statistics read nothing, only when the run
+ *     time shows it: the run-time p99 rose over {@link #VOID} times the window before's and the
+ *     mean run time over {@link #ROOM} times its (the downstream's capacity fell within the window;
+ *     a p99 that jumps with a flat mean is a few calls' event, a pause of the machine that ended
+ *     every call in flight late), or the window queued against the reference (below: its mean run
+ *     time over {@link #ROOM} times the reference's and over half the rise a FIFO's would show,
+ *     with at least {@link #ROOM_STEP} more in flight), or the cut before it shortened the mean
+ *     run time at least half as much as it cut the calls in flight (a FIFO's falls in proportion,
+ *     a service's that did not queue not at all). A p99 over the budget alone is no reason at a
+ *     binding cap: a window's p99 from a few hundred calls scatters by a tenth and more, and
+ *     cutting on it took the field trial's {@code closedloop} (8 slots, their own p99 near the
+ *     target) to 1 or 2 in flight. The cut goes to
  *     {@code max(n / 2, floor(n × B / r))}, at least 1. By Little's law a downstream that queues
  *     inside serves calls in flight at its capacity, and their run time is in proportion to how
  *     many: {@code n × B / r} is what brings the run time to the budget, and at most half a window
@@ -68,6 +73,14 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     whose capacity grew runs the same calls in less time, and a database given more slots runs
  *     them in the same time: the only way to find those is to offer more); nearer {@code B}, by
  *     one.</li>
+ * <li><b>Probe</b> when the cap bound, callers were late, {@code r > B}, nothing above cut it, and
+ *     the window's mean run time is no more over the reference's (below) than half the rise a
+ *     FIFO server's would show with its extra calls in flight (none at the reference's level),
+ *     and not over {@link #ROOM} times it: by one. A cap that waits for the run time to show
+ *     queueing before it moves stays for good under a downstream whose own p99 is over the budget
+ *     (an executor's pool of 8 whose calls doubled to 20 ms, p99 40 against a 25-ms share, held 3
+ *     in flight, 150/s of the 400 it serves); one more in flight shows room, which grows it on,
+ *     or a run time that rises with it, which stops it.</li>
  * <li><b>Grow into room</b> (checked before the cut and the budget's growth) when the cap bound,
  *     callers were late, and the window's mean run time is within {@link #ROOM} of the
  *     reference's, and within half the rise a FIFO server's would show, though at least
@@ -88,7 +101,11 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     room, so the cap overshoots its slots by up to a quarter before the cut takes it back; and
  *     when the older span is dropped a cap that held steady makes its own level the reference,
  *     queued or not, so under a raised budget it can creep up by one step every
- *     {@link #REFERENCE_SPAN} windows until the cut stops it.</li>
+ *     {@link #REFERENCE_SPAN} windows until the cut stops it. A window that shows room,
+ *     the cap binding or not, also shows the reference's run-time p99 to be the downstream's own: {@link #RAISE_MARGIN}
+ *     times it is the budget's floor until {@link #OWN_SPAN} windows pass without another. Slots
+ *     whose own p99 is over {@link #RUN_SHARE} of the target (8 slots, 48 ms against 60) never meet
+ *     the share, so without it the rule above never grows their cap after a cut.</li>
  * <li><b>Forget</b> a cap that bound nothing for {@link #FORGET} windows in a row with callers on
  *     time: it opens, so that no stale cap throttles a load that has changed.</li>
  * </ol>
@@ -100,8 +117,10 @@ import io.github.performancehelpers.internal.PauseExcuse;
  * a database's underload, at half its capacity). The pauses are those the executor's threads
  * and the JVM's pause watch noted ({@code PauseWatch}).
  *
- * <p>The cap steps before the rate law, on the same window, and a window that cuts it is not
- * given to the law (the law holds its rate): one actuator a window. Otherwise a fall in the
+ * <p>The cap steps before the rate law, on the same window, and a window that cuts it, or in
+ * which it bound, is not given to the law (the law holds its rate): one actuator a window, and a
+ * window the cap limited reads to the law as saturated at the cap's throughput, which it took for
+ * the downstream's capacity (105/s once, on 8 slots that serve 530/s). Otherwise a fall in the
  * downstream's capacity, read by both, cut the rate too, to under the new capacity, where the law
  * climbs back slowly while the cap alone had already brought the run time down. The law reads
  * the run time, which the cap keeps under the target where the downstream queues, and still
@@ -192,6 +211,12 @@ final class InFlightCap {
      * became slower for good stops being read against its old speed.
      */
     static final int REFERENCE_SPAN = 30;
+    /**
+     * The downstream's own p99, learned where more calls in flight ran as fast as the reference,
+     * sets the budget's floor for this many windows after the last such window: the reference's
+     * longest reach, after which it may be a window of another downstream.
+     */
+    static final int OWN_SPAN = 2 * REFERENCE_SPAN;
 
     /**
      * One window as the tick saw it.
@@ -255,6 +280,14 @@ final class InFlightCap {
     /** The next hold's length: {@link #HOLD}, doubled by each cut in a row that cost throughput. */
     private int holdSpan = HOLD;
     private int unbound;
+    /** Whether the last window stepped on bound ({@link #bound()}). */
+    private boolean bound;
+    /**
+     * The downstream's own run-time p99, ms, learned from a reference that more calls in flight
+     * ran as fast as (it did not queue); 0 when none. Read for {@link #OWN_SPAN} windows.
+     */
+    private double ownRunMs;
+    private int ownLeft;
     /** The reference the grow-into-room rule reads ({@link Reference}). */
     private final Reference reference = new Reference();
     /** Which windows a pause excuses: the one it ended in and the next ({@link PauseExcuse}). */
@@ -273,7 +306,13 @@ final class InFlightCap {
 
     /** {@return the run time's budget in force, milliseconds} */
     double budgetMs() {
-        return Math.max(RUN_SHARE * targetMs, Math.min(raisedBudgetMs, MAX_RUN_SHARE * targetMs));
+        double raised = Math.max(raisedBudgetMs, ownRunMs > 0 ? RAISE_MARGIN * ownRunMs : 0);
+        return Math.max(RUN_SHARE * targetMs, Math.min(raised, MAX_RUN_SHARE * targetMs));
+    }
+
+    /** {@return whether the cap bound in the last window stepped on: it, not the rate, limited that window} */
+    boolean bound() {
+        return bound;
     }
 
     /**
@@ -284,12 +323,16 @@ final class InFlightCap {
      */
     int step(Window w) {
         int c = cap;
+        bound = false;
         if (w.unreachable()) {
             reset();
             return OPEN;
         }
         if (holdLeft > 0) {
             holdLeft--;
+        }
+        if (ownLeft > 0 && --ownLeft == 0) {
+            ownRunMs = 0;
         }
         double r = w.runP99Ms();
         boolean paused = pauses.step(w.pauseMs()) != 0;
@@ -314,18 +357,26 @@ final class InFlightCap {
         if (raisedBudgetMs > 0 && r > VOID * heldRunMs && (n <= holdAt + ROOM_STEP || jumped)) {
             unhold();
         }
-        double budget = budgetMs();
         double x = w.completed() / w.seconds();
         boolean binds = c != OPEN && n >= BINDS * c;
+        bound = binds;
         boolean room = reference.roomAt(n, w.meanRunMs());
         boolean queued = reference.queuedAt(n, w.meanRunMs(), true);
         boolean slower = reference.queuedAt(n, w.meanRunMs(), false);
-        reference.add(n, w.meanRunMs());
+        if (room) {
+            // More in flight ran as fast: the reference did not queue, and its p99 is the downstream's own.
+            ownRunMs = reference.runP99Ms();
+            ownLeft = OWN_SPAN;
+        }
+        reference.add(n, w.meanRunMs(), r);
+        double budget = budgetMs();
+        // The last cut shortened the mean run time as much as the calls in flight: they had queued inside.
+        boolean drained = false;
         if (pending != null) {
             Cut last = pending;
             pending = null;
-            if (binds && !last.slowedAsCut() && x < HURT * last.throughput()
-                    && w.meanRunMs() >= last.meanRunMs() * (1 + last.kept()) / 2
+            drained = w.meanRunMs() < last.meanRunMs() * (1 + last.kept()) / 2;
+            if (binds && !last.slowedAsCut() && x < HURT * last.throughput() && !drained
                     && w.meanRunMs() <= VOID * last.meanRunMs()) {
                 // The calls were being served, not queued: undo, and leave this level alone a while.
                 raisedBudgetMs = Math.max(raisedBudgetMs, RAISE_MARGIN * last.runP99Ms());
@@ -343,11 +394,11 @@ final class InFlightCap {
             double by = r <= NEAR * budget ? budgetRatio(budget, r) : GROW_MIN;
             return cap = (int) Math.min(OPEN - 1L, (long) Math.ceil(c * by));
         }
-        // A run time that surged at a binding cap is the downstream changing within the window, which
-        // the start-load statistics, made for a steady window, do not read.
-        if (w.late() && r > budget && (c == OPEN || binds)
-                && ((binds && (surged || queued))
-                        || (!(w.slowLoadZ() < QUEUED_Z) && !(w.runLoadZ() < QUEUED_RUN_Z)))) {
+        // At a binding cap every call starts with the same number in flight, and the start-load
+        // statistics read nothing: a cut there needs the run time itself to show the queueing.
+        if (w.late() && r > budget
+                && (binds ? surged || queued || drained
+                        : c == OPEN && !(w.slowLoadZ() < QUEUED_Z) && !(w.runLoadZ() < QUEUED_RUN_Z))) {
             unbound = 0;
             long to = Math.max((long) Math.ceil(MAX_CUT * n), (long) Math.floor(n * budget / r));
             if (holdLeft > 0) {
@@ -360,9 +411,16 @@ final class InFlightCap {
             }
             return c;
         }
+        // Over the budget with nothing to show that the calls queued: one more in flight finds out
+        // (room grows the cap on, a run time that rises with it stops it), where a cap that waited
+        // for evidence stayed for good under a downstream whose own p99 is over the budget.
+        if (binds && w.late() && r > budget && !slower && reference.underHalfFifoAt(n, w.meanRunMs())) {
+            unbound = 0;
+            return cap = (int) Math.min(OPEN - 1L, c + 1L);
+        }
         if (binds && r <= budget) {
             unbound = 0;
-            if (slower && raisedBudgetMs > 0) {
+            if (slower && budget > RUN_SHARE * targetMs) {
                 return c;
             }
             long grown = r <= NEAR * budget
@@ -399,8 +457,10 @@ final class InFlightCap {
     private static final class Reference {
         private double inFlight = Double.NaN;
         private double runMs;
+        private double p99Ms;
         private double olderInFlight = Double.NaN;
         private double olderRunMs;
+        private double olderP99Ms;
         private int age;
 
         /**
@@ -422,12 +482,26 @@ final class InFlightCap {
             return older() ? olderRunMs : runMs;
         }
 
+        /** {@return the reference's run-time p99, ms} */
+        double runP99Ms() {
+            return older() ? olderP99Ms : p99Ms;
+        }
+
         /** Whether {@code n} in flight that ran {@code meanRunMs} on average show room over the reference. */
         boolean roomAt(double n, double meanRunMs) {
             double refN = inFlight();
             // Half the rise a FIFO's calls would show at this many more in flight, and at most ROOM.
             double rise = Math.min(ROOM, 1 + (n / refN - 1) / 2);
             return n >= refN + ROOM_STEP && meanRunMs <= rise * runMs(); // false while refN is NaN (no reference)
+        }
+
+        /**
+         * Whether {@code n} in flight ran {@code meanRunMs} on average, no longer than the reference's
+         * mean plus half the rise a FIFO's would show with that many more in flight (none with no
+         * more); false before a reference.
+         */
+        boolean underHalfFifoAt(double n, double meanRunMs) {
+            return meanRunMs <= (1 + Math.max(0, n / inFlight() - 1) / 2) * runMs(); // false while NaN
         }
 
         /**
@@ -442,14 +516,16 @@ final class InFlightCap {
         }
 
         /** Takes a window: it becomes the reference with no more in flight, or clearly faster (a faster downstream). */
-        void add(double n, double meanRunMs) {
+        void add(double n, double meanRunMs, double runP99Ms) {
             if (Double.isNaN(inFlight) || n <= inFlight || meanRunMs < runMs / ROOM) {
                 inFlight = n;
                 runMs = meanRunMs;
+                p99Ms = runP99Ms;
             }
             if (++age >= REFERENCE_SPAN) {
                 olderInFlight = inFlight;
                 olderRunMs = runMs;
+                olderP99Ms = p99Ms;
                 inFlight = Double.NaN;
                 age = 0;
             }

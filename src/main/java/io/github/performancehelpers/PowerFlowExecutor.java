@@ -130,13 +130,17 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  * target whatever the rate does next. So while callers are late (the window's end-to-end p99 over
  * the target, or tasks refused or shed), a run-time p99 over half the target cuts the tasks in
  * flight, by Little's law to what brings the run time to that half; the other half is the wait
- * budget's, and the calls held back wait here, where the budget sheds them in time. A cut that
+ * budget's, and the calls held back wait here, where the budget sheds them in time. Once the cap
+ * binds, it is cut only where the run time shows the calls queued (it rose with the calls in
+ * flight, or fell with the last cut), not for a p99 that scatters over the budget. A cut that
  * costs throughput (the calls were being served, not queued) is undone, and the run time it read
- * becomes the budget; a cap under its budget grows (a downstream given capacity back is found
+ * becomes the budget, as does the downstream's own p99 once more calls in flight ran as fast as
+ * the fewest did; a cap under its budget grows (a downstream given capacity back is found
  * within a window or two); a cap that binds nothing for ten windows with callers on time is
- * dropped, and none is kept while the target is unreachable. A window on which the cap is cut is
- * not given to the rate law, which holds its rate for it (one actuator a window; the next
- * window shows what the cut did). {@link #inFlightLimit()} (and
+ * dropped, and none is kept while the target is unreachable. A window on which the cap is cut,
+ * or binds, is not given to the rate law, which holds its rate for it (one actuator a window;
+ * the next window shows what the cut did, and a window the cap limited is not the downstream's
+ * capacity). {@link #inFlightLimit()} (and
  * {@link Stats#inFlightLimit()}, the metric, the MXBean and the JFR window event) shows it; the
  * pool's threads stay as sized.
  *
@@ -882,7 +886,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *
      * @param load    the window's start-load verdict
      * @param seconds the window's length, seconds
-     * @return whether the cap was cut: the law then holds its rate this window
+     * @return whether the cap was cut or bound: the law then holds its rate this window (a window
+     *         the cap limited reads as saturated at the cap's throughput, not the downstream's)
      */
     boolean stepInFlightCap(StartLoad.Verdict load, double seconds) {
         if (inFlightCap == null) {
@@ -899,7 +904,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 LOOP.lawStats(controller).targetUnreachable(), load.slowZ(), load.runZ(),
                 LOOP.stallNanos(controller) / 1e6));
         delegate.capInFlight(cap);
-        return cap < before;
+        return cap < before || inFlightCap.bound();
     }
 
     /**

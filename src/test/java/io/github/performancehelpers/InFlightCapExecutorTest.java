@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -50,6 +51,39 @@ class InFlightCapExecutorTest {
         await(() -> e.stats().recorded() >= recorded + batch);
     }
 
+    /**
+     * Runs {@code tasks} tasks that each wait for a permit of a fair gate, {@code inFlight} at a
+     * time: once that many wait, one is released, {@code millis} of fake time after the last, and
+     * another submitted, so that each after the first {@code inFlight} starts with that many in
+     * flight, and none waits in the queue.
+     */
+    private static void runThroughGate(PowerFlowExecutor e, FakeTicker t, int tasks, int inFlight, long millis)
+            throws Exception {
+        Semaphore gate = new Semaphore(0, true);
+        List<Future<?>> fs = new ArrayList<>();
+        long recorded = e.stats().recorded();
+        for (int i = 0; i < tasks; i++) {
+            fs.add(e.submit(() -> {
+                gate.acquire();
+                return null;
+            }));
+            int waiting = Math.min(i + 1, inFlight);
+            await(() -> gate.getQueueLength() == waiting);
+            if (waiting == inFlight) {
+                t.advanceMillis(millis);
+                gate.release();
+                await(() -> gate.getQueueLength() == inFlight - 1);
+            }
+        }
+        t.advanceMillis(millis);
+        gate.release(inFlight);
+        for (Future<?> f : fs) {
+            f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
+        }
+        e.stats();
+        await(() -> e.stats().recorded() >= recorded + tasks);
+    }
+
     /** Submits 30 tasks that block until released and returns the most that ran at once. */
     private static int peakOfThirty(PowerFlowExecutor e, int expectedPeak) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
@@ -79,8 +113,12 @@ class InFlightCapExecutorTest {
      */
     private static PowerFlowExecutor afterTwoLateBatches(String delegate, boolean fixedRate, long pauseMillis)
             throws Exception {
-        FakeTicker t = new FakeTicker();
-        ManualScheduler s = new ManualScheduler();
+        return afterTwoLateBatches(delegate, fixedRate, pauseMillis, new FakeTicker(), new ManualScheduler());
+    }
+
+    /** As above, on the given ticker and scheduler, left at the end of that window. */
+    private static PowerFlowExecutor afterTwoLateBatches(String delegate, boolean fixedRate, long pauseMillis,
+            FakeTicker t, ManualScheduler s) throws Exception {
         PowerFlowExecutor.Builder b = PowerFlowExecutor.builder().rate(1e6).minRate(1e5).maxRate(1e6).burst(1000)
                 .targetP99(100).ticker(t).scheduler(s).poolSizer(rate -> 32).fixedRate(fixedRate);
         if (delegate.equals("pool")) {
@@ -111,6 +149,33 @@ class InFlightCapExecutorTest {
         assertEquals(9, e.stats().inFlightLimit());
         assertEquals(32, e.stats().poolSize(), "the pool's size is the sizer's");
         assertEquals(9, peakOfThirty(e, 9));
+        terminate(e);
+    }
+
+    /**
+     * The window after the cut: 60 calls (enough to be read), all on time. Run through a gate with
+     * 9 in flight, at the cap, it binds, and the rate law is not stepped on the window (its
+     * observations do not move): a window the cap limited would read to it as saturated at the
+     * cap's throughput. Two at a time bind nothing, and the law steps.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {9, 2})
+    void aWindowInWhichTheCapBindsIsNotGivenToTheLaw(int inFlight) throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = afterTwoLateBatches("pool", false, 0, t, s);
+        assertEquals(9, e.inFlightLimit());
+        long observations = e.controller().stats().observations();
+        if (inFlight == 9) {
+            runThroughGate(e, t, 60, 9, 2);
+        } else {
+            for (int i = 0; i < 30; i++) {
+                runBatch(e, t, 2, 4);
+            }
+        }
+        t.advanceMillis(1000 - 120);
+        s.runAll();
+        assertEquals(inFlight == 9 ? observations : observations + 1, e.controller().stats().observations());
         terminate(e);
     }
 

@@ -686,8 +686,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * The next {@link #observe} reads and clears its window, as {@link #lastObservedP99()} says,
      * but holds the rate: the law is not stepped with it, nor does it count in
      * {@link Stats#observations()}. An executor's tick calls it when its cap on the tasks in flight
-     * acts on the window (one actuator a window: the cut brings the run time down by itself, and a
-     * rate cut on the same reading would stay below the downstream's capacity for the law's climb).
+     * acts on the window or bound it (one actuator a window: the cut brings the run time down by
+     * itself, and a rate cut on the same reading would stay below the downstream's capacity for
+     * the law's climb; a window the cap limited reads as saturated at the cap's throughput).
      */
     void holdNextStep() {
         holdNext = true;
