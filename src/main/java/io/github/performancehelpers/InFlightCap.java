@@ -75,8 +75,8 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     one.</li>
  * <li><b>Probe</b> when the cap bound, callers were late, {@code r > B}, nothing above cut it, and
  *     the window's mean run time is no more over the reference's (below) than half the rise a
- *     FIFO server's would show with its extra calls in flight (none at the reference's level),
- *     and not over {@link #ROOM} times it: by one. A cap that waits for the run time to show
+ *     FIFO server's would show with its extra calls in flight (half of {@link #ROOM}'s tenth at
+ *     the reference's level), and not over {@link #ROOM} times it: by one. A cap that waits for the run time to show
  *     queueing before it moves stays for good under a downstream whose own p99 is over the budget
  *     (an executor's pool of 8 whose calls doubled to 20 ms, p99 40 against a 25-ms share, held 3
  *     in flight, 150/s of the 400 it serves); one more in flight shows room, which grows it on,
@@ -89,7 +89,10 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     the last {@link #REFERENCE_SPAN} to twice as many windows stepped on, or a window of the
  *     newer span that ran more than {@link #ROOM} faster than the older's (the downstream's
  *     speed now; one that ran slower with more in flight may have queued, and the older stays
- *     until its span is dropped). Queueing only adds to a call's run time, so the run time of the
+ *     until its span is dropped); a surge (above) with no more in flight than the window before
+ *     (by {@link #ROOM_STEP}) forgets them all, for a downstream that slowed
+ *     for good would otherwise read as queueing against its old speed for up to
+ *     {@code 2 × REFERENCE_SPAN} windows, and the window of the surge is of neither speed. Queueing only adds to a call's run time, so the run time of the
  *     fewest in flight is the downstream's own; more calls in flight that ran as fast did not
  *     queue inside it, and it has room for them (a database given back its slots whose own p99 is
  *     over the budget, which the rule above never grows). A cut there would only cost
@@ -105,7 +108,11 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     the cap binding or not, also shows the reference's run-time p99 to be the downstream's own: {@link #RAISE_MARGIN}
  *     times it is the budget's floor until {@link #OWN_SPAN} windows pass without another. Slots
  *     whose own p99 is over {@link #RUN_SHARE} of the target (8 slots, 48 ms against 60) never meet
- *     the share, so without it the rule above never grows their cap after a cut.</li>
+ *     the share, so without it the rule above never grows their cap after a cut. Room also
+ *     shows that the cuts since the last that shortened the run time with the calls in flight
+ *     (above) took no queueing away: the cap grows to at least the calls in flight when the
+ *     first of them was made, by at most {@link #GROW_MAX} (an executor's own pool whose calls
+ *     doubled in time was cut from 8 to 3, and then grew back a quarter a window).</li>
  * <li><b>Forget</b> a cap that bound nothing for {@link #FORGET} windows in a row with callers on
  *     time: it opens, so that no stale cap throttles a load that has changed.</li>
  * </ol>
@@ -270,6 +277,8 @@ final class InFlightCap {
     private double lastRun = Double.NaN;
     /** The last window's mean run time, ms; NaN before one. */
     private double lastMeanRun = Double.NaN;
+    /** The last window's mean concurrency at a task's start; NaN before one. */
+    private double lastN = Double.NaN;
     /** The budget raised by a cut that cost throughput, ms; 0 when not raised. */
     private double raisedBudgetMs;
     /** The run-time p99 that raised the budget and set the hold, ms. */
@@ -280,6 +289,11 @@ final class InFlightCap {
     /** The next hold's length: {@link #HOLD}, doubled by each cut in a row that cost throughput. */
     private int holdSpan = HOLD;
     private int unbound;
+    /**
+     * The calls in flight when the cuts since the last that showed queueing began; 0 when none.
+     * Room at a binding cap shows those cuts took no queueing away: the cap goes back to it.
+     */
+    private int restoreTo;
     /** Whether the last window stepped on bound ({@link #bound()}). */
     private boolean bound;
     /**
@@ -341,12 +355,15 @@ final class InFlightCap {
             pending = null;
             lastRun = Double.NaN;
             lastMeanRun = Double.NaN;
+            lastN = Double.NaN;
             return c;
         }
         double previousRun = lastRun;
         double previousMeanRun = lastMeanRun;
+        double previousN = lastN;
         lastRun = r;
         lastMeanRun = w.meanRunMs();
+        lastN = w.meanConcurrency();
         boolean jumped = r > VOID * previousRun;
         // The mean rose with it: the calls queued behind a fall in capacity, not a few calls' event
         // (a pause of the machine ends every call in flight late, which moves the p99, not the mean).
@@ -368,7 +385,13 @@ final class InFlightCap {
             ownRunMs = reference.runP99Ms();
             ownLeft = OWN_SPAN;
         }
-        reference.add(n, w.meanRunMs(), r);
+        if (surged && n <= previousN + ROOM_STEP) {
+            // The downstream changed at the same load: its old speed is no reference, and the
+            // window of the change is of neither speed.
+            reference.clear();
+        } else {
+            reference.add(n, w.meanRunMs(), r);
+        }
         double budget = budgetMs();
         // The last cut shortened the mean run time as much as the calls in flight: they had queued inside.
         boolean drained = false;
@@ -389,10 +412,15 @@ final class InFlightCap {
             }
             holdSpan = HOLD;
         }
+        if (drained) {
+            restoreTo = 0; // the cuts took queueing away: they stand
+        }
         if (binds && w.late() && room) {
             unbound = 0;
             double by = r <= NEAR * budget ? budgetRatio(budget, r) : GROW_MIN;
-            return cap = (int) Math.min(OPEN - 1L, (long) Math.ceil(c * by));
+            long grown = (long) Math.ceil(c * Math.max(by, Math.min(GROW_MAX, (double) restoreTo / c)));
+            restoreTo = 0;
+            return cap = (int) Math.min(OPEN - 1L, grown);
         }
         // At a binding cap every call starts with the same number in flight, and the start-load
         // statistics read nothing: a cut there needs the run time itself to show the queueing.
@@ -407,6 +435,9 @@ final class InFlightCap {
             int cut = (int) Math.max(1, Math.min(to, c));
             if (cut < c && cut < n) {
                 pending = new Cut(c, x, r, w.meanRunMs(), cut / n, jumped);
+                if (restoreTo == 0) {
+                    restoreTo = (int) Math.min(c, Math.ceil(n));
+                }
                 return cap = cut;
             }
             return c;
@@ -444,6 +475,7 @@ final class InFlightCap {
     void reset() {
         cap = OPEN;
         pending = null;
+        restoreTo = 0;
         unbound = 0;
         unhold();
     }
@@ -497,11 +529,21 @@ final class InFlightCap {
 
         /**
          * Whether {@code n} in flight ran {@code meanRunMs} on average, no longer than the reference's
-         * mean plus half the rise a FIFO's would show with that many more in flight (none with no
-         * more); false before a reference.
+         * mean plus half the rise a FIFO's would show with that many more in flight, or, with less
+         * than {@link #ROOM_STEP} more, half of {@link #ROOM}'s (a window's mean scatters by a few
+         * percent); false before a reference.
          */
         boolean underHalfFifoAt(double n, double meanRunMs) {
-            return meanRunMs <= (1 + Math.max(0, n / inFlight() - 1) / 2) * runMs(); // false while NaN
+            double refN = inFlight();
+            double rise = n < refN + ROOM_STEP ? ROOM - 1 : n / refN - 1;
+            return meanRunMs <= (1 + rise / 2) * runMs(); // false while refN is NaN
+        }
+
+        /** Forgets every window: the downstream changed, and its old speed is no reference. */
+        void clear() {
+            inFlight = Double.NaN;
+            olderInFlight = Double.NaN;
+            age = 0;
         }
 
         /**

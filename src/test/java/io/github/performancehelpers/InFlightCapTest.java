@@ -400,19 +400,25 @@ class InFlightCapTest {
      * the cap, open till then, is cut to 4 on that window (a jump, so the throughput it cost does
      * not undo it). The p99 of 40 stays over the 25-ms share of a 50-ms target at any
      * concurrency; with nothing showing that the calls queue, one more in flight shows room, and
-     * the cap grows back to the pool within ten windows (it stayed at 3 or 4, 150/s of 400).
+     * the cap grows back to the 8 in flight it was cut from: the pool serves its whole 400/s from
+     * the fourth window on (it stayed at 3 or 4, 150/s, and then grew a quarter a window). The
+     * underload's 10-ms calls are no reference for that: read against them, 20-ms calls at 5 in
+     * flight look queued, and the cap stayed at 5 for the whole phase.
      */
     @Test
     void aCapCutAsTheCallsSlowedWithoutQueueingGrowsBackToThePool() {
         InFlightCap c = new InFlightCap(50);
         double[] cap = {InFlightCap.OPEN};
+        // Underload (3.8 in flight), then the pool full: the reference is the underload's 10 ms.
+        assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 380, 380, 3.8, 10, 20, false, false,
+                Double.NaN, Double.NaN)));
         assertEquals(InFlightCap.OPEN, c.step(new InFlightCap.Window(1, 800, 800, 8, 10, 20, false, false,
                 Double.NaN, Double.NaN)));
         cap[0] = c.step(new InFlightCap.Window(1, 600, 600, 8, 20, 41, true, false, Double.NaN, Double.NaN));
         assertEquals(4, cap[0], "max(8 / 2, 8 x 25 / 41)");
         double[] served = new double[20];
         run(c, slots(Integer.MAX_VALUE, 20, 40, 8, 800, cap), cap, 20, served);
-        for (int i = 10; i < 20; i++) {
+        for (int i = 3; i < 20; i++) {
             assertTrue(served[i] >= 0.99 * 400, "window " + i + " served " + served[i] + " (cap " + cap[0] + ")");
         }
     }
