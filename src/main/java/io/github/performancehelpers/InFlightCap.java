@@ -32,8 +32,9 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     on a window whose run-time p99 was over {@link #VOID} times the one before it, nor when the
  *     mean run time after it is over {@link #VOID} times the one it was made on, which no cut
  *     causes: the downstream slowed as the cut was made, and the throughput fell with its
- *     capacity.) The cap goes
- *     back to where it was; {@code B} becomes at least {@link #RAISE_MARGIN} times that reading
+ *     capacity. Nor when the window after it queued against the reference (below): 8 slots
+ *     halved as a cut took 11 in flight to 8 read just so, and undone, the cap held 11 on the 4
+ *     slots for six windows of late callers.) The cap goes back to where it was; {@code B} becomes at least {@link #RAISE_MARGIN} times that reading
  *     (at most {@link #MAX_RUN_SHARE} of the target), and no cut goes below that level for
  *     {@link #HOLD} windows, twice as many after each such cut in a row (at most
  *     {@link #MAX_HOLD}). This is what keeps a slow service (a run time over the budget at any
@@ -76,7 +77,9 @@ import io.github.performancehelpers.internal.PauseExcuse;
  * <li><b>Probe</b> when the cap bound, callers were late, {@code r > B}, nothing above cut it, and
  *     the window's mean run time is no more over the reference's (below) than half the rise a
  *     FIFO server's would show with its extra calls in flight (half of {@link #ROOM}'s tenth at
- *     the reference's level), and not over {@link #ROOM} times it: by one. A cap that waits for the run time to show
+ *     the reference's level), and not over {@link #ROOM} times it: by one, or back to the calls in
+ *     flight before the cuts that no drained run time confirmed (below), by at most
+ *     {@link #GROW_MAX}. A cap that waits for the run time to show
  *     queueing before it moves stays for good under a downstream whose own p99 is over the budget
  *     (an executor's pool of 8 whose calls doubled to 20 ms, p99 40 against a 25-ms share, held 3
  *     in flight, 150/s of the 400 it serves); one more in flight shows room, which grows it on,
@@ -90,10 +93,10 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     newer span that ran more than {@link #ROOM} faster than the older's (the downstream's
  *     speed now; one that ran slower with more in flight may have queued, and the older stays
  *     until its span is dropped); a surge (above) with no more in flight than the window before
- *     (by {@link #ROOM_STEP}) forgets them all, for a downstream that slowed
- *     for good would otherwise read as queueing against its old speed for up to
- *     {@code 2 × REFERENCE_SPAN} windows, and the window of the surge is of neither speed. Queueing only adds to a call's run time, so the run time of the
- *     fewest in flight is the downstream's own; more calls in flight that ran as fast did not
+ *     (by {@link #ROOM_STEP}) forgets them all, for a downstream that slowed for good would
+ *     otherwise read as queueing against its old speed for up to {@code 2 × REFERENCE_SPAN}
+ *     windows, and the window of the surge is of neither speed. Queueing only adds to a call's
+ *     run time, so the run time of the fewest in flight is the downstream's own; more calls in flight that ran as fast did not
  *     queue inside it, and it has room for them (a database given back its slots whose own p99 is
  *     over the budget, which the rule above never grows). A cut there would only cost
  *     throughput, for the run time it would shorten is not queueing. Where the reference itself
@@ -399,7 +402,7 @@ final class InFlightCap {
             Cut last = pending;
             pending = null;
             drained = w.meanRunMs() < last.meanRunMs() * (1 + last.kept()) / 2;
-            if (binds && !last.slowedAsCut() && x < HURT * last.throughput() && !drained
+            if (binds && !last.slowedAsCut() && x < HURT * last.throughput() && !drained && !queued
                     && w.meanRunMs() <= VOID * last.meanRunMs()) {
                 // The calls were being served, not queued: undo, and leave this level alone a while.
                 raisedBudgetMs = Math.max(raisedBudgetMs, RAISE_MARGIN * last.runP99Ms());
@@ -447,7 +450,9 @@ final class InFlightCap {
         // for evidence stayed for good under a downstream whose own p99 is over the budget.
         if (binds && w.late() && r > budget && !slower && reference.underHalfFifoAt(n, w.meanRunMs())) {
             unbound = 0;
-            return cap = (int) Math.min(OPEN - 1L, c + 1L);
+            long probe = Math.max(c + 1L, (long) Math.min(restoreTo, GROW_MAX * c));
+            restoreTo = 0;
+            return cap = (int) Math.min(OPEN - 1L, probe);
         }
         if (binds && r <= budget) {
             unbound = 0;

@@ -400,8 +400,8 @@ class InFlightCapTest {
      * the cap, open till then, is cut to 4 on that window (a jump, so the throughput it cost does
      * not undo it). The p99 of 40 stays over the 25-ms share of a 50-ms target at any
      * concurrency; with nothing showing that the calls queue, one more in flight shows room, and
-     * the cap grows back to the 8 in flight it was cut from: the pool serves its whole 400/s from
-     * the fourth window on (it stayed at 3 or 4, 150/s, and then grew a quarter a window). The
+     * the cap goes back to the 8 in flight it was cut from: the pool serves its whole 400/s from
+     * the third window on (it stayed at 3 or 4, 150/s, and then grew a quarter a window). The
      * underload's 10-ms calls are no reference for that: read against them, 20-ms calls at 5 in
      * flight look queued, and the cap stayed at 5 for the whole phase.
      */
@@ -418,8 +418,30 @@ class InFlightCapTest {
         assertEquals(4, cap[0], "max(8 / 2, 8 x 25 / 41)");
         double[] served = new double[20];
         run(c, slots(Integer.MAX_VALUE, 20, 40, 8, 800, cap), cap, 20, served);
-        for (int i = 3; i < 20; i++) {
+        for (int i = 2; i < 20; i++) {
             assertTrue(served[i] >= 0.99 * 400, "window " + i + " served " + served[i] + " (cap " + cap[0] + ")");
+        }
+    }
+
+    /**
+     * The slots halve as a cut takes effect (20 in flight cut to 10): the throughput falls by half
+     * and the mean run time hardly at all, as after a cut that cost throughput. But the window
+     * queued against the reference (10 in flight ran 38 ms on average, where 3.5 ran 15): the cut
+     * is not undone but deepened. Undone, the cap went back to where it was, over twice the
+     * slots, under a raised budget and a hold, and callers were late for six windows (the field
+     * trial's {@code closedloop}). With no such reference, the same windows undo the cut.
+     */
+    @Test
+    void aCutIsNotUndoneWhereTheWindowAfterItQueuedAgainstTheReference() {
+        for (boolean reference : new boolean[] {true, false}) {
+            InFlightCap c = new InFlightCap(TARGET);
+            if (reference) {
+                c.step(new InFlightCap.Window(1, 235, 235, 3.5, 15, 48, false, false, Double.NaN, Double.NaN));
+            }
+            assertEquals(10, c.step(new InFlightCap.Window(1, 470, 470, 20, 40, 59, true, false, Double.NaN,
+                    Double.NaN)), "max(20 / 2, 20 x 30 / 59)");
+            int next = c.step(new InFlightCap.Window(1, 235, 235, 10, 38, 90, true, false, Double.NaN, Double.NaN));
+            assertEquals(reference ? 5 : InFlightCap.OPEN, next, reference ? "max(10 / 2, 10 x 30 / 90)" : "undone");
         }
     }
 
