@@ -34,8 +34,9 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     causes: the downstream slowed as the cut was made, and the throughput fell with its
  *     capacity. Nor when the window after it queued against the reference (below): 8 slots
  *     halved as a cut took 11 in flight to 8 read just so, and undone, the cap held 11 on the 4
- *     slots for six windows of late callers.) The cap goes back to where it was; {@code B} becomes at least {@link #RAISE_MARGIN} times that reading
- *     (at most {@link #MAX_RUN_SHARE} of the target), and no cut goes below that level for
+ *     slots for six windows of late callers.) The cap goes back to where it was; {@code B}
+ *     becomes at least {@link #RAISE_MARGIN} times that reading (at most
+ *     {@link #MAX_RUN_SHARE} of the target), and no cut goes below that level for
  *     {@link #HOLD} windows, twice as many after each such cut in a row (at most
  *     {@link #MAX_HOLD}). This is what keeps a slow service (a run time over the budget at any
  *     concurrency) from being starved: it loses at most one window in a hold. A run-time p99
@@ -96,9 +97,10 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     (by {@link #ROOM_STEP}) forgets them all, for a downstream that slowed for good would
  *     otherwise read as queueing against its old speed for up to {@code 2 × REFERENCE_SPAN}
  *     windows, and the window of the surge is of neither speed. Queueing only adds to a call's
- *     run time, so the run time of the fewest in flight is the downstream's own; more calls in flight that ran as fast did not
- *     queue inside it, and it has room for them (a database given back its slots whose own p99 is
- *     over the budget, which the rule above never grows). A cut there would only cost
+ *     run time, so the run time of the fewest in flight is the downstream's own; more calls in
+ *     flight that ran as fast did not queue inside it, and it has room for them (a database
+ *     given back its slots whose own p99 is over the budget, which the rule above never grows).
+ *     A cut there would only cost
  *     throughput, for the run time it would shorten is not queueing. Where the reference itself
  *     queued (a FIFO server at any concurrency over one), more in flight run longer in proportion
  *     and this fires only on a mean that scatters by more than half that rise. Limits: after a
@@ -122,9 +124,10 @@ import io.github.performancehelpers.internal.PauseExcuse;
  * Windows with fewer than {@link #MIN_SAMPLES} timed tasks change nothing (their p99 is the
  * largest sample or next to it), nor does a window in which a pause of the process of at least
  * half the target (and 50 ms) ended, or the window after it, unless another was excused in the 10
- * windows before, as the knee-aware law excuses them ({@link PauseExcuse}): every call in flight during a pause ends that much later, whatever was in flight, and the
- * calls submitted during it arrive at once after it (a cut on such a window refused 537 calls in
- * a database's underload, at half its capacity). The pauses are those the executor's threads
+ * windows before, as the knee-aware law excuses them ({@link PauseExcuse}): every call in flight
+ * during a pause ends that much later, whatever was in flight, and the calls submitted during it
+ * arrive at once after it (a cut on such a window refused 537 calls in a database's underload, at
+ * half its capacity). The pauses are those the executor's threads
  * and the JVM's pause watch noted ({@code PauseWatch}).
  *
  * <p>The cap steps before the rate law, on the same window, and a window that cuts it, or in
