@@ -424,9 +424,7 @@ final class InFlightCap {
         if (binds && w.late() && room) {
             unbound = 0;
             double by = r <= NEAR * budget ? budgetRatio(budget, r) : GROW_MIN;
-            long grown = (long) Math.ceil(c * Math.max(by, Math.min(GROW_MAX, (double) restoreTo / c)));
-            restoreTo = 0;
-            return cap = (int) Math.min(OPEN - 1L, grown);
+            return capAt(Math.max((long) Math.ceil(c * by), takeRestore(c)));
         }
         // At a binding cap every call starts with the same number in flight, and the start-load
         // statistics read nothing: a cut there needs the run time itself to show the queueing.
@@ -453,9 +451,7 @@ final class InFlightCap {
         // for evidence stayed for good under a downstream whose own p99 is over the budget.
         if (binds && w.late() && r > budget && !slower && reference.underHalfFifoAt(n, w.meanRunMs())) {
             unbound = 0;
-            long probe = Math.max(c + 1L, (long) Math.min(restoreTo, GROW_MAX * c));
-            restoreTo = 0;
-            return cap = (int) Math.min(OPEN - 1L, probe);
+            return capAt(Math.max(c + 1L, takeRestore(c)));
         }
         if (binds && r <= budget) {
             unbound = 0;
@@ -465,13 +461,28 @@ final class InFlightCap {
             long grown = r <= NEAR * budget
                     ? (long) Math.ceil(c * budgetRatio(budget, r))
                     : c + 1L;
-            return cap = (int) Math.min(OPEN - 1L, grown);
+            return capAt(grown);
         }
         if (c != OPEN && !binds && !w.late() && ++unbound >= FORGET) {
             reset();
             return OPEN;
         }
         return c;
+    }
+
+    /** Sets the cap to {@code n}, at most {@code OPEN - 1}, and returns it. */
+    private int capAt(long n) {
+        return cap = (int) Math.min(OPEN - 1L, n);
+    }
+
+    /**
+     * {@return the level the unconfirmed cuts began at, at most {@link #GROW_MAX} times {@code c}
+     * (0 when none)} and forgets it: room or a probe spends it once.
+     */
+    private long takeRestore(int c) {
+        long level = (long) Math.min(restoreTo, GROW_MAX * c);
+        restoreTo = 0;
+        return level;
     }
 
     /** The budget's growth factor: {@code budget / r}, between {@link #GROW_MIN} and {@link #GROW_MAX}. */
@@ -531,7 +542,7 @@ final class InFlightCap {
         boolean roomAt(double n, double meanRunMs) {
             double refN = inFlight();
             // Half the rise a FIFO's calls would show at this many more in flight, and at most ROOM.
-            double rise = Math.min(ROOM, 1 + (n / refN - 1) / 2);
+            double rise = Math.min(ROOM, halfFifoRise(n));
             return n >= refN + ROOM_STEP && meanRunMs <= rise * runMs(); // false while refN is NaN (no reference)
         }
 
@@ -543,8 +554,13 @@ final class InFlightCap {
          */
         boolean underHalfFifoAt(double n, double meanRunMs) {
             double refN = inFlight();
-            double rise = n < refN + ROOM_STEP ? ROOM - 1 : n / refN - 1;
-            return meanRunMs <= (1 + rise / 2) * runMs(); // false while refN is NaN
+            double rise = n < refN + ROOM_STEP ? 1 + (ROOM - 1) / 2 : halfFifoRise(n);
+            return meanRunMs <= rise * runMs(); // false while refN is NaN
+        }
+
+        /** {@return half the rise a FIFO server's mean run time shows at {@code n} in flight over the reference's} */
+        private double halfFifoRise(double n) {
+            return 1 + (n / inFlight() - 1) / 2;
         }
 
         /** Forgets every window: the downstream changed, and its old speed is no reference. */
@@ -561,7 +577,7 @@ final class InFlightCap {
          */
         boolean queuedAt(double n, double meanRunMs, boolean halfFifo) {
             double refN = inFlight();
-            double rise = halfFifo ? Math.max(ROOM, 1 + (n / refN - 1) / 2) : ROOM;
+            double rise = halfFifo ? Math.max(ROOM, halfFifoRise(n)) : ROOM;
             return n >= refN + ROOM_STEP && meanRunMs > rise * runMs(); // false while refN is NaN
         }
 
