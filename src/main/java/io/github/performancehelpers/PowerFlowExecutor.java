@@ -98,7 +98,12 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  *     per tenth of the observe interval, when the window so far (200 samples or more) reads a
  *     higher run-time p99 than the one it was set from. {@code execute}/{@code submit} refuse a task
  *     by the {@link RejectionPolicy} ({@link ShedException} under {@code ABORT}) when the queue's
- *     oldest task has already waited longer; the dispatcher and a finishing worker shed a queued
+ *     oldest task has already waited longer, or when the tasks queued would take longer than the
+ *     budget to start at the pace the last window started them (its mean run time over the
+ *     tasks that run at once, or the rate's interval if that is longer): where tasks arrive
+ *     faster than they start, the head's wait alone would let in every task that arrives while it
+ *     is within the budget, each then waiting behind all of them. The dispatcher and a finishing
+ *     worker shed a queued
  *     task of {@code submit}, {@code invokeAll} or {@code invokeAny} that has: its {@code Future}
  *     fails with an {@link java.util.concurrent.ExecutionException} caused by a
  *     {@link ShedException}, and it counts in {@link Stats#shed()}. A {@code Runnable} given to
@@ -734,9 +739,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 rejected.increment();
                 if (late) {
                     LOOP.countDeclined(controller);
-                    throw new ShedException("the queue's oldest task has waited over the wait budget of "
-                            + millis(budget.nanos()) + " ms (targetP99 " + millis(targetNanos) + " ms) for all of"
-                            + " blockTimeout " + millis(blockTimeoutNanos) + " ms: " + this);
+                    throw new ShedException(doorRefusal() + " for all of blockTimeout " + millis(blockTimeoutNanos)
+                            + " ms: " + this);
                 }
                 throw new QueueFullException("queue full (queueCapacity " + controller.queueCapacity()
                         + ") for all of blockTimeout " + millis(blockTimeoutNanos) + " ms: " + this);
@@ -786,20 +790,33 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /**
      * Whether a task submitted at {@code now} would wait past the budget: the queue's oldest task
-     * has already waited longer (in a steady queue a newcomer waits about as long as the head has).
+     * has already waited longer, or the tasks ahead of it would take longer to start than the
+     * budget at the pace the queue started them in the last window ({@link WaitBudget#exceededByQueue}).
+     * The head's wait alone lets in all that arrive while it is within the budget, and where they
+     * arrive faster than they start each waits longer than the head has.
      */
     private boolean lateAtDoor(long now) {
         budget.tighten(now);
         Runnable head = controller.queue().peek();
-        return head instanceof Job j && budget.exceededBy(now - j.enqueuedAt);
+        return head instanceof Job j
+                && (budget.exceededBy(now - j.enqueuedAt) || budget.exceededByQueue(controller.queue().size()));
+    }
+
+    /** Why the door refused, for a {@link ShedException}: the head's wait, or the queue's length. */
+    private String doorRefusal() {
+        Runnable head = controller.queue().peek();
+        long waited = head instanceof Job j ? ticker.read() - j.enqueuedAt : 0L;
+        String why = budget.exceededBy(waited) ? "the queue's oldest task has waited"
+                : "a task queued behind the " + controller.queue().size() + " waiting would wait";
+        return why + " over the wait budget of " + millis(budget.nanos()) + " ms (targetP99 " + millis(targetNanos)
+                + " ms)";
     }
 
     /** Refuses a task the queue cannot take ({@code late}: too late for the target) by the policy. */
     private void reject(Runnable command, boolean late) {
         switch (rejectionPolicy) {
             case ABORT -> throw late
-                    ? new ShedException("the queue's oldest task has waited over the wait budget of "
-                            + millis(budget.nanos()) + " ms (targetP99 " + millis(targetNanos) + " ms): " + this)
+                    ? new ShedException(doorRefusal() + ": " + this)
                     : new QueueFullException("queue full (queueCapacity " + controller.queueCapacity() + "): " + this);
             case CALLER_RUNS -> command.run();
             case DISCARD -> {
@@ -877,6 +894,26 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             }
         }
         FlowEvents.executorWindow(name, last, e2eP99, budget.nanos(), shed.sum(), unreachable, inFlightLimit());
+    }
+
+    /**
+     * Sets how long the queue takes to start a task, for the door ({@link WaitBudget#drainEvery}),
+     * from the window's mean run time: a queued task starts when one of the tasks running at once
+     * ends (the fewer of the delegate's size and the cap on the tasks in flight), or when the rate
+     * admits it, whichever comes later. Unknown (no prediction, the head's wait alone) without
+     * shedding, before a window with a run time, and on a delegate whose concurrency is not
+     * bounded here (the caller's executor of another kind).
+     *
+     * @param meanRunMs the window's mean run time, ms; NaN when none
+     */
+    void setDrainFrom(double meanRunMs) {
+        if (!shedding) {
+            return;
+        }
+        int running = Math.min(delegate.poolSize(), delegate.inFlightCap());
+        double perRun = running > 0 && !Double.isNaN(meanRunMs) ? meanRunMs * 1e6 / running : 0;
+        double perAdmission = 1e9 / controller.rate();
+        budget.drainEvery(perRun > 0 ? (long) Math.max(perRun, perAdmission) : 0L);
     }
 
     /**

@@ -168,6 +168,7 @@ final class Tick {
             double previous = controller.rate();
             double rate = controller.observe(elapsed / 1e6); // in the rate limiter on return
             ex.endWindow(); // the wait budget follows the law's new reading
+            ex.setDrainFrom(load.meanRunMs()); // and the door the pace at which the queue starts tasks
             if (rate != previous) {
                 applyRate(rate, previous);
             }

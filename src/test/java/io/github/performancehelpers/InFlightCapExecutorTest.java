@@ -86,19 +86,32 @@ class InFlightCapExecutorTest {
 
     /** Submits 30 tasks that block until released and returns the most that ran at once. */
     private static int peakOfThirty(PowerFlowExecutor e, int expectedPeak) throws Exception {
+        return peakOfThirty(e, expectedPeak, 30);
+    }
+
+    /**
+     * As {@link #peakOfThirty(PowerFlowExecutor, int)}, where the door takes only
+     * {@code expectedAccepted} of the 30 and refuses the rest with a {@link ShedException}.
+     */
+    private static int peakOfThirty(PowerFlowExecutor e, int expectedPeak, int expectedAccepted) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger now = new AtomicInteger();
         AtomicInteger peak = new AtomicInteger();
         List<Future<?>> fs = new ArrayList<>();
         for (int i = 0; i < 30; i++) {
-            fs.add(e.submit(() -> {
-                peak.accumulateAndGet(now.incrementAndGet(), Math::max);
-                release.await();
-                now.decrementAndGet();
-                return null;
-            }));
+            try {
+                fs.add(e.submit(() -> {
+                    peak.accumulateAndGet(now.incrementAndGet(), Math::max);
+                    release.await();
+                    now.decrementAndGet();
+                    return null;
+                }));
+            } catch (ShedException refused) {
+                // counted below
+            }
         }
-        await(() -> now.get() == expectedPeak && e.stats().depth() == 30 - expectedPeak);
+        assertEquals(expectedAccepted, fs.size(), "accepted at the door");
+        await(() -> now.get() == expectedPeak && e.stats().depth() == expectedAccepted - expectedPeak);
         release.countDown();
         for (Future<?> f : fs) {
             f.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS);
@@ -139,7 +152,9 @@ class InFlightCapExecutorTest {
 
     /**
      * 64 calls that each ran 160 ms, started at 16.5 in flight on average and all late: the cap is
-     * max(16.5 / 2, 16.5 × 50 / 160), 9, and 30 tasks then run 9 at a time, the rest queued.
+     * max(16.5 / 2, 16.5 × 50 / 160), 9, and 30 tasks then run 9 at a time. The queue starts one
+     * every 160 / 9 ≈ 18 ms, so with the wait budget at its floor (10 ms: the run time is over the
+     * target) the door takes one to wait and refuses the other 20.
      */
     @ParameterizedTest
     @ValueSource(strings = {"pool", "virtual"})
@@ -148,7 +163,7 @@ class InFlightCapExecutorTest {
         assertEquals(9, e.inFlightLimit());
         assertEquals(9, e.stats().inFlightLimit());
         assertEquals(32, e.stats().poolSize(), "the pool's size is the sizer's");
-        assertEquals(9, peakOfThirty(e, 9));
+        assertEquals(9, peakOfThirty(e, 9, 10));
         terminate(e);
     }
 

@@ -138,6 +138,46 @@ class SheddingTest {
     }
 
     /**
+     * Where tasks arrive faster than the queue starts them, the head's wait understates a
+     * newcomer's: the door also refuses a task that would wait past the budget behind those
+     * queued, at the pace the last window started them (its mean run time over the tasks run at
+     * once). One thread and a window of 20-ms tasks: a start every 20 ms, a budget of 25 ms; one
+     * Runnable queues (an empty queue waits only for the thread), the next, behind it, would wait
+     * about 40 ms and is refused, though the head has waited nothing. With 5-ms tasks (budget
+     * 40 ms) eight queue and the ninth is refused. Every Runnable accepted runs.
+     */
+    @Test
+    void theDoorRefusesATaskThatWouldWaitPastTheBudgetBehindTheQueue() throws Exception {
+        int[] runMillis = {20, 5};
+        int[] accepted = {1, 8};
+        double[] budgetMillis = {25, 40};
+        for (int k = 0; k < runMillis.length; k++) {
+            PowerFlowExecutor e = onePool(RejectionPolicy.ABORT);
+            PowerFlowExecutorLoopTest.runTaking(e, t, runMillis[k]);
+            t.advanceMillis(1000 - runMillis[k]);
+            s.runAll();
+            assertEquals(budgetMillis[k] * 1e6, e.waitBudgetNanos(), budgetMillis[k] * 1e6 * 0.02);
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            block(e, started, release);
+            assertTrue(started.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+            AtomicInteger ran = new AtomicInteger();
+            for (int i = 0; i < accepted[k]; i++) {
+                e.execute(ran::incrementAndGet);
+            }
+            assertEquals(accepted[k], e.stats().depth());
+            ShedException x = assertThrows(ShedException.class, () -> e.execute(ran::incrementAndGet));
+            assertTrue(x.getMessage().startsWith("a task queued behind the " + accepted[k] + " waiting would wait over "
+                    + "the wait budget of " + String.format(java.util.Locale.ROOT, "%.1f", budgetMillis[k])), x.getMessage());
+            assertEquals(1, e.stats().rejected());
+            release.countDown();
+            int all = accepted[k];
+            await(() -> ran.get() == all);
+            terminate(e);
+        }
+    }
+
+    /**
      * The budget is nine tenths of the target less the law's run-time reading, at least a tenth of
      * the target: windows of 20 ms leave 25 ms; windows of 48 ms leave the floor, 5 ms. (The loop holds the run
      * time at 45 ms, nine tenths of the target.)
