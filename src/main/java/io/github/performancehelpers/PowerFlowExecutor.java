@@ -791,15 +791,21 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     /**
      * Whether a task submitted at {@code now} would wait past the budget: the queue's oldest task
      * has already waited longer, or the tasks ahead of it would take longer to start than the
-     * budget at the pace the queue started them in the last window ({@link WaitBudget#exceededByQueue}).
+     * budget at the pace the queue started them in the last window ({@link WaitBudget#queueRoom}).
      * The head's wait alone lets in all that arrive while it is within the budget, and where they
      * arrive faster than they start each waits longer than the head has.
      */
     private boolean lateAtDoor(long now) {
         budget.tighten(now);
         Runnable head = controller.queue().peek();
-        return head instanceof Job j
-                && (budget.exceededBy(now - j.enqueuedAt) || budget.exceededByQueue(controller.queue().size()));
+        if (!(head instanceof Job j)) {
+            return false;
+        }
+        if (budget.exceededBy(now - j.enqueuedAt)) {
+            return true;
+        }
+        int room = budget.queueRoom(); // the length is read only where the queue can hold more
+        return room < controller.queueCapacity() && controller.queue().size() > room;
     }
 
     /** Why the door refused, for a {@link ShedException}: the head's wait, or the queue's length. */

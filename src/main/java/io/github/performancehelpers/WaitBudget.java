@@ -99,18 +99,25 @@ final class WaitBudget {
     }
 
     /**
-     * Whether a task that joins a queue of {@code depth} tasks would wait past the budget, by how
-     * long the queue takes to start a task ({@link #drainEvery}): {@code (depth + 1)} such times,
-     * the tasks ahead and its own turn. An empty queue is never too long: a task there waits only
-     * for a slot. Why the head's wait alone does not do: where tasks arrive faster than the queue
-     * starts them, the door lets in, while the head's wait is within the budget, as many as arrive
-     * in that time, and each of them waits behind all of the others (three times the budget at
-     * three times the capacity: a {@code Runnable} given to {@code execute}, which is never shed
-     * once accepted, waited 30 ms against a 6-ms budget in {@code ClosedLoopBench}).
+     * The most tasks that may wait ahead of a newcomer with it still starting within the budget,
+     * by how long the queue takes to start a task ({@link #drainEvery}): a task behind
+     * {@code depth} others waits about {@code (depth + 1)} such times, theirs and its own turn,
+     * and the door refuses it when that is over the budget, that is when {@code depth} is over
+     * this. At least 0 (an empty queue is never too long: a task there waits only for a slot);
+     * {@code Integer.MAX_VALUE} when the pace is unknown. Why the head's wait alone does not do:
+     * where tasks arrive faster than the queue starts them, the door lets in, while the head's
+     * wait is within the budget, as many as arrive in that time, and each of them waits behind all
+     * of the others (three times the budget at three times the capacity: a {@code Runnable} given
+     * to {@code execute}, which is never shed once accepted, waited 30 ms against a 6-ms budget in
+     * {@code ClosedLoopBench}).
      */
-    boolean exceededByQueue(int depth) {
+    int queueRoom() {
         long d = drainNanos;
-        return depth > 0 && d > 0 && (depth + 1L) * d > nanos;
+        if (d <= 0) {
+            return Integer.MAX_VALUE;
+        }
+        // (depth + 1) × d > nanos  ⇔  depth + 1 > floor(nanos / d), depth being an integer
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(0L, nanos / d - 1));
     }
 
     /**
