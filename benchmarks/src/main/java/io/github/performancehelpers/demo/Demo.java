@@ -109,7 +109,10 @@ public final class Demo {
         }
     }
 
-    /** One sample of both contenders, taken every tick. Latencies in ms (NaN: no sample). */
+    /**
+     * One sample of both contenders, taken every tick. Latencies in ms (NaN: no sample); {@code pool}
+     * is the bound on the executor's tasks in flight (its pool's size, or the cap where lower).
+     */
     record Tick(double t, double capacity, double rate, int pool, int depth, long refused, double refusedPerSec,
             double loopP99,
             double flowE2eP99, double flowCallP99, double flowDonePerSec, double fixedE2eP99, double fixedCallP99,
@@ -359,7 +362,9 @@ public final class Demo {
         LatencyRecorder.Window fw = flowRec.drainWindow(channel);
         LatencyRecorder.Window xw = fixedRec.drainWindow(channel);
         long refused = s.rejected() + s.shed(); // refused at submit, or shed from the queue
-        return new Tick(t, capacity, s.rate(), s.poolSize(), s.depth(), refused,
+        // The bound in force on the tasks in flight: the pool's size, or the cap where that is lower.
+        int bound = s.inFlightLimit() >= 0 ? Math.min(s.poolSize(), s.inFlightLimit()) : s.poolSize();
+        return new Tick(t, capacity, s.rate(), bound, s.depth(), refused,
                 (refused - refusedBefore) / windowSeconds, s.lastObservedP99(),
                 fw.e2eP99(), fw.callP99(), fw.completed() / windowSeconds,
                 xw.e2eP99(), xw.callP99(), xw.completed() / windowSeconds, fixedBacklog);
