@@ -577,7 +577,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *                                    {@link QueueFullException}) the queue is full under
      *                                    {@link RejectionPolicy#ABORT}, or (a
      *                                    {@link ShedException}) the queue's oldest task has waited
-     *                                    past the wait budget under {@link RejectionPolicy#ABORT}
+     *                                    past the wait budget, or the task would wait past it
+     *                                    behind those queued, under {@link RejectionPolicy#ABORT}
      *                                    (see "Shedding"); under {@link RejectionPolicy#BLOCK},
      *                                    the same at the end of {@code blockTimeout}, or if the
      *                                    wait for room is interrupted (see there)
@@ -693,8 +694,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
 
     /**
      * Removes the cancelled tasks at the head of the queue (those of an {@code invokeAll} that
-     * failed, say), counted as cancelled: the door reads the head's wait, and a cancelled task's
-     * wait is no one's. A consumer that polls one first counts it instead (the queue gives each
+     * failed, say), counted as cancelled: the door reads the head's wait and the queue's length,
+     * and a cancelled task waits for no one. A consumer that polls one first counts it instead (the queue gives each
      * element to one taker).
      */
     private void dropCancelledHeads() {
@@ -917,9 +918,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             return;
         }
         int running = Math.min(delegate.poolSize(), delegate.inFlightCap());
-        double perRun = running > 0 && !Double.isNaN(meanRunMs) ? meanRunMs * 1e6 / running : 0;
-        double perAdmission = 1e9 / controller.rate();
-        budget.drainEvery(perRun > 0 ? (long) Math.max(perRun, perAdmission) : 0L);
+        if (running <= 0 || Double.isNaN(meanRunMs)) {
+            budget.drainEvery(0L); // unknown: the head's wait alone
+            return;
+        }
+        // Tasks shorter than the run time's resolution (a microsecond) are paced by the rate alone.
+        budget.drainEvery((long) Math.max(meanRunMs * 1e6 / running, 1e9 / controller.rate()));
     }
 
     /**
@@ -1925,7 +1929,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         /**
          * Sets the longest a submitter waits for room under {@link RejectionPolicy#BLOCK} before
          * it gets a {@link QueueFullException} (or, with shedding, a {@link ShedException} if the
-         * queue's oldest task is still over the wait budget). Default 1 minute; ignored under the
+         * door is still closed: the queue's oldest task over the wait budget, or the task would
+         * wait past it behind those queued). Default 1 minute; ignored under the
          * other policies. The wait is in real time, whatever the {@code ticker}.
          *
          * @param blockTimeout a positive duration, at most {@link #MAX_DURATION}

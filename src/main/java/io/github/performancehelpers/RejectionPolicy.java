@@ -2,7 +2,8 @@ package io.github.performancehelpers;
 
 /**
  * What a {@link PowerFlowExecutor} does with a task its bounded queue refuses because it is full
- * (or, with shedding on, because the queue's oldest task has waited past the wait budget: see
+ * (or, with shedding on, because the queue's oldest task has waited past the wait budget, or the
+ * task would wait past it behind those queued: see
  * "Shedding and the rate" in {@link PowerFlowExecutor}).
  * Every refusal is counted in {@link PowerFlowExecutor.Stats#rejected()} (and, by the queue, in
  * {@link PowerFlowExecutor.Stats#dropped()}), whatever the policy does with the task.
@@ -47,7 +48,8 @@ public enum RejectionPolicy {
      * waits on {@code BlockingQueue.put}: a full queue blocks it until a task is taken from the
      * queue, up to {@link PowerFlowExecutor.Builder#blockTimeout(java.time.Duration) blockTimeout}
      * (default 1 minute, real time), and then throws {@link QueueFullException}. With shedding on,
-     * a door closed because the queue's oldest task has waited past the wait budget blocks it
+     * a door closed because the queue's oldest task has waited past the wait budget (or the task
+     * would wait past it behind those queued) blocks it
      * the same way, until the door opens, and then throws a {@link ShedException}. So a producer
      * written for {@code Executors.newFixedThreadPool} (whose queue never refuses), or an
      * {@code invokeAll} of more tasks than the queue holds, is slowed to the executor's pace

@@ -143,14 +143,15 @@ class SheddingTest {
      * queued, at the pace the last window started them (its mean run time over the tasks run at
      * once). One thread and a window of 20-ms tasks: a start every 20 ms, a budget of 25 ms; one
      * Runnable queues (an empty queue waits only for the thread), the next, behind it, would wait
-     * about 40 ms and is refused, though the head has waited nothing. With 5-ms tasks (budget
-     * 40 ms) eight queue and the ninth is refused. Every Runnable accepted runs.
+     * about 40 ms and is refused, though the head has waited nothing. With 6-ms tasks (budget
+     * 39 ms) six queue (the sixth starts about 36 ms on) and the seventh (42) is refused. Every
+     * Runnable accepted runs.
      */
     @Test
     void theDoorRefusesATaskThatWouldWaitPastTheBudgetBehindTheQueue() throws Exception {
-        int[] runMillis = {20, 5};
-        int[] accepted = {1, 8};
-        double[] budgetMillis = {25, 40};
+        int[] runMillis = {20, 6};
+        int[] accepted = {1, 6};
+        double[] budgetMillis = {25, 39};
         for (int k = 0; k < runMillis.length; k++) {
             PowerFlowExecutor e = onePool(RejectionPolicy.ABORT);
             PowerFlowExecutorLoopTest.runTaking(e, t, runMillis[k]);
