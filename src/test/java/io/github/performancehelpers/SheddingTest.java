@@ -179,6 +179,37 @@ class SheddingTest {
     }
 
     /**
+     * Under BLOCK a door closed by the queue's length holds the submitter, as a late head does,
+     * until the queue is short enough: after a window of 20-ms tasks on one thread (budget 25 ms,
+     * a start every 20 ms) one Runnable queues; a second submitter waits though the head has
+     * waited nothing, and goes in once the thread is free and has taken the first. Nothing is
+     * refused.
+     */
+    @Test
+    void underBlockADoorClosedByTheQueuesLengthHoldsTheSubmitter() throws Exception {
+        PowerFlowExecutor e = onePool(RejectionPolicy.BLOCK);
+        PowerFlowExecutorLoopTest.runTaking(e, t, 20);
+        t.advanceMillis(980);
+        s.runAll();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        block(e, started, release);
+        assertTrue(started.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        AtomicInteger ran = new AtomicInteger();
+        e.execute(ran::incrementAndGet); // queued: an empty queue waits only for the thread
+        Thread submitter = Thread.ofPlatform().start(() -> e.execute(ran::incrementAndGet));
+        BlockPolicyTest.awaitParked(submitter);
+        assertEquals(1, e.stats().depth());
+        assertEquals(0, ran.get());
+        release.countDown();
+        submitter.join(LONG_DELAY_MS);
+        assertFalse(submitter.isAlive());
+        await(() -> ran.get() == 2);
+        assertEquals(0, e.stats().rejected());
+        terminate(e);
+    }
+
+    /**
      * The budget is nine tenths of the target less the law's run-time reading, at least a tenth of
      * the target: windows of 20 ms leave 25 ms; windows of 48 ms leave the floor, 5 ms. (The loop holds the run
      * time at 45 ms, nine tenths of the target.)
