@@ -39,12 +39,26 @@ class SheddingTest {
                 .maxConcurrency(1).rejectionPolicy(policy).build();
     }
 
-    /** Occupies the executor's one thread until {@code release} opens. */
-    private static void block(PowerFlowExecutor e, CountDownLatch started, CountDownLatch release) {
+    /**
+     * Occupies the executor's one thread, and waits until it has started: it is free again when
+     * the returned latch opens.
+     */
+    private static CountDownLatch occupy(PowerFlowExecutor e) throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
         e.execute(() -> {
             started.countDown();
             PowerFlowExecutorTest.awaitQuietly(release);
         });
+        assertTrue(started.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        return release;
+    }
+
+    /** One window of the fake clock: a task that runs {@code runMillis}, the rest idle, then the tick. */
+    private void windowOf(PowerFlowExecutor e, long runMillis) throws Exception {
+        PowerFlowExecutorLoopTest.runTaking(e, t, runMillis);
+        t.advanceMillis(1000 - runMillis);
+        s.runAll();
     }
 
     /**
@@ -57,10 +71,7 @@ class SheddingTest {
     void aQueuedTaskPastTheBudgetIsShedWithANamedException() throws Exception {
         PowerFlowExecutor e = onePool(RejectionPolicy.ABORT);
         assertEquals(50_000_000L, e.waitBudgetNanos());
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        block(e, started, release);
-        assertTrue(started.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        CountDownLatch release = occupy(e);
         Future<String> first = e.submit(() -> "first");
         Future<String> second = e.submit(() -> "second");
         AtomicInteger ran = new AtomicInteger();
@@ -86,10 +97,7 @@ class SheddingTest {
     @Test
     void aTaskWithinTheBudgetRuns() throws Exception {
         PowerFlowExecutor e = onePool(RejectionPolicy.ABORT);
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        block(e, started, release);
-        assertTrue(started.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        CountDownLatch release = occupy(e);
         Future<String> f = e.submit(() -> "ran");
         t.advanceMillis(40);
         release.countDown();
@@ -107,10 +115,7 @@ class SheddingTest {
     void theDoorRefusesWhenTheOldestHasWaitedPastTheBudget() throws Exception {
         for (RejectionPolicy policy : new RejectionPolicy[] {RejectionPolicy.ABORT, RejectionPolicy.CALLER_RUNS}) {
             PowerFlowExecutor e = onePool(policy);
-            CountDownLatch started = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            block(e, started, release);
-            assertTrue(started.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+            CountDownLatch release = occupy(e);
             e.execute(() -> { }); // queued
             e.execute(() -> { }); // queued: the oldest has waited 0 ms
             t.advanceMillis(51);
@@ -154,14 +159,9 @@ class SheddingTest {
         double[] budgetMillis = {25, 39};
         for (int k = 0; k < runMillis.length; k++) {
             PowerFlowExecutor e = onePool(RejectionPolicy.ABORT);
-            PowerFlowExecutorLoopTest.runTaking(e, t, runMillis[k]);
-            t.advanceMillis(1000 - runMillis[k]);
-            s.runAll();
+            windowOf(e, runMillis[k]);
             assertEquals(budgetMillis[k] * 1e6, e.waitBudgetNanos(), budgetMillis[k] * 1e6 * 0.02);
-            CountDownLatch started = new CountDownLatch(1);
-            CountDownLatch release = new CountDownLatch(1);
-            block(e, started, release);
-            assertTrue(started.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+            CountDownLatch release = occupy(e);
             AtomicInteger ran = new AtomicInteger();
             for (int i = 0; i < accepted[k]; i++) {
                 e.execute(ran::incrementAndGet);
@@ -188,13 +188,8 @@ class SheddingTest {
     @Test
     void underBlockADoorClosedByTheQueuesLengthHoldsTheSubmitter() throws Exception {
         PowerFlowExecutor e = onePool(RejectionPolicy.BLOCK);
-        PowerFlowExecutorLoopTest.runTaking(e, t, 20);
-        t.advanceMillis(980);
-        s.runAll();
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        block(e, started, release);
-        assertTrue(started.await(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+        windowOf(e, 20);
+        CountDownLatch release = occupy(e);
         AtomicInteger ran = new AtomicInteger();
         e.execute(ran::incrementAndGet); // queued: an empty queue waits only for the thread
         Thread submitter = Thread.ofPlatform().start(() -> e.execute(ran::incrementAndGet));
@@ -219,14 +214,10 @@ class SheddingTest {
         PowerFlowExecutor e = PowerFlowExecutor.builder().targetP99(50).ticker(t).scheduler(s).build();
         assertEquals(45, e.controller().targetP99(), 1e-9);
         assertEquals(50, e.stats().targetP99(), 1e-9);
-        PowerFlowExecutorLoopTest.runTaking(e, t, 20);
-        t.advanceMillis(980);
-        s.runAll();
+        windowOf(e, 20);
         assertEquals(25e6, e.waitBudgetNanos(), 25e6 * 0.02);
         for (int i = 0; i < 3; i++) { // the knee-aware law merges three windows
-            PowerFlowExecutorLoopTest.runTaking(e, t, 48);
-            t.advanceMillis(952);
-            s.runAll();
+            windowOf(e, 48);
         }
         assertEquals(5e6, e.waitBudgetNanos(), 1);
         terminate(e);
@@ -242,14 +233,9 @@ class SheddingTest {
     @Test
     void aRunTimeThatRisesWithinTheWindowTightensTheBudget() throws Exception {
         PowerFlowExecutor e = onePool(RejectionPolicy.ABORT);
-        PowerFlowExecutorLoopTest.runTaking(e, t, 20);
-        t.advanceMillis(980);
-        s.runAll();
+        windowOf(e, 20);
         assertEquals(25e6, e.waitBudgetNanos(), 25e6 * 0.02);
-        CountDownLatch started = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        block(e, started, release);
-        started.await();
+        CountDownLatch release = occupy(e);
         for (int i = 0; i < 100; i++) {
             e.controller().record(35);
         }
@@ -309,9 +295,7 @@ class SheddingTest {
         PowerFlowExecutor e = PowerFlowExecutor.builder().rate(100).minRate(1).maxRate(1000).kp(0.05).ki(0.01)
                 .targetP99(50).ticker(t).scheduler(s).build();
         assertEquals(PowerFlowController.ControlLaw.PI, e.controller().controlLaw());
-        PowerFlowExecutorLoopTest.runTaking(e, t, 10);
-        t.advanceMillis(990);
-        s.runAll();
+        windowOf(e, 10);
         assertTrue(e.stats().rate() >= 100, "rate " + e.stats().rate());
         terminate(e);
     }
