@@ -695,8 +695,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     /**
      * Removes the cancelled tasks at the head of the queue (those of an {@code invokeAll} that
      * failed, say), counted as cancelled: the door reads the head's wait and the queue's length,
-     * and a cancelled task waits for no one. A consumer that polls one first counts it instead (the queue gives each
-     * element to one taker).
+     * and a cancelled task waits for no one. A consumer that polls one first counts it instead
+     * (the queue gives each element to one taker).
      */
     private void dropCancelledHeads() {
         for (Runnable head; (head = controller.queue().peek()) instanceof Job j && j.isCancelled(); ) {

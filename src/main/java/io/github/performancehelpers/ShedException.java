@@ -7,9 +7,9 @@ import java.util.concurrent.RejectedExecutionException;
  * Thrown when a {@link PowerFlowExecutor} gives up on a task because it could not start in time
  * to finish within the executor's {@code targetP99}: refused by {@code execute}/{@code submit}
  * (under {@link RejectionPolicy#ABORT}) when the queue's oldest task has already waited longer
- * than the wait budget or the task would wait longer behind those queued, or, for a task already queued, the cause of the
- * {@link java.util.concurrent.ExecutionException} its {@code Future} completes with when it is
- * shed from the queue. See "Shedding" in {@link PowerFlowExecutor}.
+ * than the wait budget or the task would wait longer behind those queued, or, for a task already
+ * queued, the cause of the {@link java.util.concurrent.ExecutionException} its {@code Future}
+ * completes with when it is shed from the queue. See "Shedding" in {@link PowerFlowExecutor}.
  *
  * <p>It is a {@link RejectedExecutionException}, so code that already handles an executor's
  * rejection handles this one too. It carries no stack trace: it is raised at overload rates, and
