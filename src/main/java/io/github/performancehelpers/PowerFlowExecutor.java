@@ -106,7 +106,10 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  *     worker shed a queued
  *     task of {@code submit}, {@code invokeAll} or {@code invokeAny} that has: its {@code Future}
  *     fails with an {@link java.util.concurrent.ExecutionException} caused by a
- *     {@link ShedException}, and it counts in {@link Stats#shed()}. A {@code Runnable} given to
+ *     {@link ShedException}, and it counts in {@link Stats#shed()}. So does the next task to
+ *     queue, for such tasks at the head of the queue, before the door reads it: a newcomer that
+ *     can still start in time takes the place of one that cannot, and the queue holds a task
+ *     when the next slot frees. A {@code Runnable} given to
  *     {@code execute} is never dropped once accepted, since its caller could not be told: only the
  *     door refuses it. Turn this off with {@link Builder#shedding(boolean) shedding(false)}.</li>
  * <li><b>The rate</b> (the downstream is the bottleneck): the starting rate and the ceiling
@@ -576,8 +579,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * @throws RejectedExecutionException if the executor is shut down, or (a
      *                                    {@link QueueFullException}) the queue is full under
      *                                    {@link RejectionPolicy#ABORT}, or (a
-     *                                    {@link ShedException}) the queue's oldest task has waited
-     *                                    past the wait budget, or the task would wait past it
+     *                                    {@link ShedException}) the queue's oldest task, one that
+     *                                    is never shed, has waited past the wait budget (a late
+     *                                    one of {@code submit} is shed instead), or the task would wait past it
      *                                    behind those queued, under {@link RejectionPolicy#ABORT}
      *                                    (see "Shedding"); under {@link RejectionPolicy#BLOCK},
      *                                    the same at the end of {@code blockTimeout}, or if the
@@ -600,12 +604,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         job.enqueuedAt = ticker.read();
         observability.onSubmit(job.enqueuedAt);
-        if (shedding) {
-            dropCancelledHeads(); // a cancelled head waits for no one: it must not close the door
-        }
         if (blocking) {
             enqueueBlocking(job);
             return;
+        }
+        if (shedding) {
+            dropDeadHeads(job.enqueuedAt); // a head that waits for no one must not close the door
         }
         if (shedding && lateAtDoor(job.enqueuedAt)) {
             rejected.increment();
@@ -693,16 +697,34 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     }
 
     /**
-     * Removes the cancelled tasks at the head of the queue (those of an {@code invokeAll} that
-     * failed, say), counted as cancelled: the door reads the head's wait and the queue's length,
-     * and a cancelled task waits for no one. A consumer that polls one first counts it instead
-     * (the queue gives each element to one taker).
+     * Removes the tasks at the head of the queue that wait for no one: those cancelled (of an
+     * {@code invokeAll} that failed, say), counted as cancelled, and those a consumer would shed,
+     * a {@code submit()}'s task that has waited past the budget by {@code now}, shed here. The door
+     * reads the head's wait and the queue's length; a head that is already too late would close
+     * it to a newcomer that can still start in time, and leave the queue empty when the next
+     * slot frees (where tasks arrive faster than they start, a slot then idles until the next
+     * arrival). A {@code Runnable} of {@code execute} stays (it is never dropped once accepted).
+     * A consumer that polls one first counts it instead (the queue gives each element to one
+     * taker).
      */
-    private void dropCancelledHeads() {
-        for (Runnable head; (head = controller.queue().peek()) instanceof Job j && j.isCancelled(); ) {
-            if (controller.queue().remove(head)) {
-                cancelled.increment();
+    private void dropDeadHeads(long now) {
+        boolean dropped = false;
+        for (Runnable head; (head = controller.queue().peek()) instanceof Job j; ) {
+            boolean cancel = j.isCancelled();
+            if (!cancel && !isLate(j, now)) {
+                break;
             }
+            if (controller.queue().remove(head)) {
+                dropped = true;
+                if (cancel) {
+                    cancelled.increment();
+                } else {
+                    shed(j, now);
+                }
+            }
+        }
+        if (dropped) {
+            roomFreed(); // a submitter waiting under BLOCK may offer
         }
     }
 
@@ -724,7 +746,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 rejected.increment();
                 throw shutDownRejection();
             }
-            boolean late = shedding && lateAtDoor(ticker.read());
+            boolean late = false;
+            if (shedding) {
+                long now = ticker.read();
+                dropDeadHeads(now);
+                late = lateAtDoor(now);
+            }
             long left = deadline - System.nanoTime();
             // Offer while there is room; at the timeout, offer once more so that a refusal counts
             // as a drop, as under the other policies.

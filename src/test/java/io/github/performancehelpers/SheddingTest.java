@@ -143,6 +143,52 @@ class SheddingTest {
     }
 
     /**
+     * A head of the queue that a consumer would shed (a submit()'s task past the budget) does not
+     * close the door: the next task to queue sheds it, its Future failing then with the
+     * ShedException, and takes its place. Under ABORT and BLOCK alike, the newcomer is accepted
+     * at once and runs; an execute() Runnable behind the shed heads is never dropped and, once at
+     * the head past the budget, closes the door as before.
+     */
+    @Test
+    void aLateHeadOfSubmitIsShedByTheNextTaskToQueue() throws Exception {
+        for (RejectionPolicy policy : new RejectionPolicy[] {RejectionPolicy.ABORT, RejectionPolicy.BLOCK}) {
+            PowerFlowExecutor e = onePool(policy);
+            CountDownLatch release = occupy(e);
+            Future<String> first = e.submit(() -> "first");
+            Future<String> second = e.submit(() -> "second");
+            t.advanceMillis(51);
+            Future<String> third = e.submit(() -> "third"); // the thread still busy: both heads are shed now
+            for (Future<String> f : List.of(first, second)) {
+                assertTrue(f.isDone(), policy.toString());
+                Throwable cause = assertThrows(ExecutionException.class, f::get).getCause();
+                assertInstanceOf(ShedException.class, cause);
+                assertTrue(cause.getMessage().startsWith("shed after waiting 51.0 ms in the queue, over the wait budget "
+                        + "of 50.0 ms"), cause.getMessage());
+            }
+            assertEquals(1, e.stats().depth(), policy.toString());
+            assertEquals(2, e.stats().shed(), policy.toString());
+            assertEquals(0, e.stats().rejected(), policy.toString());
+            if (policy == RejectionPolicy.BLOCK) {
+                release.countDown();
+                assertEquals("third", third.get(LONG_DELAY_MS, TimeUnit.MILLISECONDS));
+                terminate(e);
+                continue;
+            }
+            AtomicInteger ran = new AtomicInteger();
+            e.execute(ran::incrementAndGet); // behind the third, never shed
+            t.advanceMillis(51);
+            assertThrows(ShedException.class, () -> e.submit(() -> "fourth")); // the third shed, the Runnable late
+            assertInstanceOf(ShedException.class, assertThrows(ExecutionException.class, third::get).getCause());
+            assertEquals(1, e.stats().depth()); // the Runnable, now the head
+            assertEquals(3, e.stats().shed());
+            assertEquals(1, e.stats().rejected());
+            release.countDown();
+            await(() -> ran.get() == 1);
+            terminate(e);
+        }
+    }
+
+    /**
      * Where tasks arrive faster than the queue starts them, the head's wait understates a
      * newcomer's: the door also refuses a task that would wait past the budget behind those
      * queued, at the pace the last window started them (its mean run time over the tasks run at
@@ -239,7 +285,7 @@ class SheddingTest {
         for (int i = 0; i < 100; i++) {
             e.controller().record(35);
         }
-        e.submit(() -> { }); // queued behind the busy thread: the door looks
+        e.execute(() -> { }); // queued behind the busy thread, never shed: the door looks
         assertEquals(25e6, e.waitBudgetNanos(), 25e6 * 0.02);
         t.advanceMillis(100);
         for (int i = 0; i < 100; i++) {
