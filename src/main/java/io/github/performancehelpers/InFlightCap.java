@@ -62,14 +62,23 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     time over {@link #ROOM} times the reference's and over half the rise a FIFO's would show,
  *     with at least {@link #ROOM_STEP} more in flight), or the cut before it shortened the mean
  *     run time at least half as much as it cut the calls in flight (a FIFO's falls in proportion,
- *     a service's that did not queue not at all). A p99 over the budget alone is no reason at a
+ *     a service's that did not queue not at all) and the window still ran over {@link #ROOM}
+ *     times the downstream's own mean (below). A p99 over the budget alone is no reason at a
  *     binding cap: a window's p99 from a few hundred calls scatters by a tenth and more, and
  *     cutting on it took the field trial's {@code closedloop} (8 slots, their own p99 near the
  *     target) to 1 or 2 in flight. The cut goes to
  *     {@code max(n / 2, floor(n × B / r))}, at least 1. By Little's law a downstream that queues
  *     inside serves calls in flight at its capacity, and their run time is in proportion to how
  *     many: {@code n × B / r} is what brings the run time to the budget, and at most half a window
- *     so that one spike does not throw the cap to the floor.</li>
+ *     so that one spike does not throw the cap to the floor. Two floors keep a cut from idling
+ *     the downstream where its own p99 is near the budget, so that only queueing is cut: not
+ *     below the calls it serves at once, {@code round(n × m₀ / m)} for a window of mean run time
+ *     {@code m} and the downstream's own mean {@code m₀} (the reference's mean when a window
+ *     showed room, read while windows run within {@link #ROOM} of it for {@link #OWN_SPAN}
+ *     windows, and lowered to a window that ran {@code ROOM} faster); and, where only queueing
+ *     against the reference called for the cut, not below the reference's calls in flight.
+ *     Without them, the slots of {@code closedloop} halved to 4 were cut to 3 (a window at three
+ *     quarters of their capacity, then an undo) every few windows.</li>
  * <li><b>Grow</b> when the cap bound and {@code r ≤ B}: under {@link #NEAR} of {@code B}, by
  *     {@code B / r}, at least {@link #GROW_MIN} and at most {@link #GROW_MAX} times (a downstream
  *     whose capacity grew runs the same calls in less time, and a database given more slots runs
@@ -308,6 +317,12 @@ final class InFlightCap {
      */
     private double ownRunMs;
     private int ownLeft;
+    /**
+     * The same reference's mean run time, ms: the downstream's own; 0 when none. Read for
+     * {@link #OWN_SPAN} windows after it was learned or a window last ran as fast.
+     */
+    private double ownMeanMs;
+    private int ownMeanLeft;
     /** The reference the grow-into-room rule reads ({@link Reference}). */
     private final Reference reference = new Reference();
     /** Which windows a pause excuses: the one it ended in and the next ({@link PauseExcuse}). */
@@ -351,6 +366,9 @@ final class InFlightCap {
         if (holdLeft > 0) {
             holdLeft--;
         }
+        if (ownMeanLeft > 0 && --ownMeanLeft == 0) {
+            ownMeanMs = 0;
+        }
         if (ownLeft > 0 && --ownLeft == 0) {
             ownRunMs = 0;
         }
@@ -390,6 +408,8 @@ final class InFlightCap {
             // More in flight ran as fast: the reference did not queue, and its p99 is the downstream's own.
             ownRunMs = reference.runP99Ms();
             ownLeft = OWN_SPAN;
+            ownMeanMs = reference.runMs();
+            ownMeanLeft = OWN_SPAN;
         }
         if (surged && n <= previousN + ROOM_STEP) {
             // The downstream changed at the same load: its old speed is no reference, and the
@@ -421,6 +441,16 @@ final class InFlightCap {
         if (drained) {
             restoreTo = 0; // the cuts took queueing away: they stand
         }
+        // The last cut drained queueing, but calls that run as fast as the downstream's own have
+        // none left to drain: a further cut would only idle what serves them.
+        boolean asFastAsOwn = ownMeanMs > 0 && w.meanRunMs() <= ROOM * ownMeanMs;
+        if (asFastAsOwn) {
+            ownMeanLeft = OWN_SPAN; // still the downstream's speed
+            if (w.meanRunMs() < ownMeanMs / ROOM) {
+                ownMeanMs = w.meanRunMs(); // clearly faster: the downstream sped up
+            }
+        }
+        boolean drainMore = drained && !asFastAsOwn;
         if (binds && w.late() && room) {
             unbound = 0;
             double by = r <= NEAR * budget ? budgetRatio(budget, r) : GROW_MIN;
@@ -429,12 +459,22 @@ final class InFlightCap {
         // At a binding cap every call starts with the same number in flight, and the start-load
         // statistics read nothing: a cut there needs the run time itself to show the queueing.
         if (w.late() && r > budget
-                && (binds ? surged || queued || drained
+                && (binds ? surged || queued || drainMore
                         : c == OPEN && !(w.slowLoadZ() < QUEUED_Z) && !(w.runLoadZ() < QUEUED_RUN_Z))) {
             unbound = 0;
             long to = Math.max((long) Math.ceil(MAX_CUT * n), (long) Math.floor(n * budget / r));
             if (holdLeft > 0) {
                 to = Math.max(to, holdAt);
+            }
+            if (ownMeanMs > 0) {
+                // Not below the calls the downstream serves at once (Little's law at its own
+                // speed): fewer would idle it.
+                to = Math.max(to, Math.round(n * ownMeanMs / w.meanRunMs()));
+            }
+            if (binds && !surged && !drainMore) {
+                // Queued against the reference alone: its fewer calls in flight ran faster, and
+                // fewer than those have shown nothing to gain.
+                to = Math.max(to, Math.round(reference.inFlight()));
             }
             int cut = (int) Math.max(1, Math.min(to, c));
             if (cut < c && cut < n) {
