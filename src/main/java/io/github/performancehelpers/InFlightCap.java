@@ -70,15 +70,14 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     {@code max(n / 2, floor(n × B / r))}, at least 1. By Little's law a downstream that queues
  *     inside serves calls in flight at its capacity, and their run time is in proportion to how
  *     many: {@code n × B / r} is what brings the run time to the budget, and at most half a window
- *     so that one spike does not throw the cap to the floor. Two floors keep a cut from idling
+ *     so that one spike does not throw the cap to the floor. A floor keeps a cut from idling
  *     the downstream where its own p99 is near the budget, so that only queueing is cut: not
  *     below the calls it serves at once, {@code round(n × m₀ / m)} for a window of mean run time
  *     {@code m} and the downstream's own mean {@code m₀} (the reference's mean when a window
  *     showed room, read while windows run within {@link #ROOM} of it for {@link #OWN_SPAN}
- *     windows, and lowered to a window that ran {@code ROOM} faster); and, where only queueing
- *     against the reference called for the cut, not below the reference's calls in flight.
- *     Without them, the slots of {@code closedloop} halved to 4 were cut to 3 (a window at three
- *     quarters of their capacity, then an undo) every few windows.</li>
+ *     windows, and lowered to a window that ran {@code ROOM} faster). Without it, the slots of
+ *     {@code closedloop} halved to 4 were cut to 3 (a window at three quarters of their capacity,
+ *     then an undo) every few windows.</li>
  * <li><b>Grow</b> when the cap bound and {@code r ≤ B}: under {@link #NEAR} of {@code B}, by
  *     {@code B / r}, at least {@link #GROW_MIN} and at most {@link #GROW_MAX} times (a downstream
  *     whose capacity grew runs the same calls in less time, and a database given more slots runs
@@ -470,11 +469,6 @@ final class InFlightCap {
                 // Not below the calls the downstream serves at once (Little's law at its own
                 // speed): fewer would idle it.
                 to = Math.max(to, Math.round(n * ownMeanMs / w.meanRunMs()));
-            }
-            if (binds && !surged && !drainMore) {
-                // Queued against the reference alone: its fewer calls in flight ran faster, and
-                // fewer than those have shown nothing to gain.
-                to = Math.max(to, Math.round(reference.inFlight()));
             }
             int cut = (int) Math.max(1, Math.min(to, c));
             if (cut < c && cut < n) {
