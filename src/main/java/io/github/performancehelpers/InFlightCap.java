@@ -74,8 +74,8 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     the downstream where its own p99 is near the budget, so that only queueing is cut: not
  *     below the calls it serves at once, {@code round(n × m₀ / m)} for a window of mean run time
  *     {@code m} and the downstream's own mean {@code m₀} (the reference's mean when a window
- *     showed room, read while windows run within {@link #ROOM} of it for {@link #OWN_SPAN}
- *     windows, and lowered to a window that ran {@code ROOM} faster). Without it, the slots of
+ *     showed room, read for {@link #OWN_SPAN} windows as its own p99 is, and lowered to a
+ *     window that ran {@code ROOM} faster). Without it, the slots of
  *     {@code closedloop} halved to 4 were cut to 3 (a window at three quarters of their capacity,
  *     then an undo) every few windows.</li>
  * <li><b>Grow</b> when the cap bound and {@code r ≤ B}: under {@link #NEAR} of {@code B}, by
@@ -317,11 +317,12 @@ final class InFlightCap {
     private double ownRunMs;
     private int ownLeft;
     /**
-     * The same reference's mean run time, ms: the downstream's own; 0 when none. Read for
-     * {@link #OWN_SPAN} windows after it was learned or a window last ran as fast.
+     * The same reference's mean run time, ms: the downstream's own; 0 when none. Read as long
+     * as {@link #ownRunMs}. Not kept alive by windows that run as fast: calls that run at this
+     * speed with {@code n} in flight look the same whether the downstream serves {@code n} at
+     * once or, having sped up, fewer, with the rest queued.
      */
     private double ownMeanMs;
-    private int ownMeanLeft;
     /** The reference the grow-into-room rule reads ({@link Reference}). */
     private final Reference reference = new Reference();
     /** Which windows a pause excuses: the one it ended in and the next ({@link PauseExcuse}). */
@@ -365,11 +366,9 @@ final class InFlightCap {
         if (holdLeft > 0) {
             holdLeft--;
         }
-        if (ownMeanLeft > 0 && --ownMeanLeft == 0) {
-            ownMeanMs = 0;
-        }
         if (ownLeft > 0 && --ownLeft == 0) {
             ownRunMs = 0;
+            ownMeanMs = 0;
         }
         double r = w.runP99Ms();
         boolean paused = pauses.step(w.pauseMs()) != 0;
@@ -408,7 +407,6 @@ final class InFlightCap {
             ownRunMs = reference.runP99Ms();
             ownLeft = OWN_SPAN;
             ownMeanMs = reference.runMs();
-            ownMeanLeft = OWN_SPAN;
         }
         if (surged && n <= previousN + ROOM_STEP) {
             // The downstream changed at the same load: its old speed is no reference, and the
@@ -443,11 +441,8 @@ final class InFlightCap {
         // The last cut drained queueing, but calls that run as fast as the downstream's own have
         // none left to drain: a further cut would only idle what serves them.
         boolean asFastAsOwn = ownMeanMs > 0 && w.meanRunMs() <= ROOM * ownMeanMs;
-        if (asFastAsOwn) {
-            ownMeanLeft = OWN_SPAN; // still the downstream's speed
-            if (w.meanRunMs() < ownMeanMs / ROOM) {
-                ownMeanMs = w.meanRunMs(); // clearly faster: the downstream sped up
-            }
+        if (asFastAsOwn && w.meanRunMs() < ownMeanMs / ROOM) {
+            ownMeanMs = w.meanRunMs(); // clearly faster: the downstream sped up
         }
         boolean drainMore = drained && !asFastAsOwn;
         if (binds && w.late() && room) {

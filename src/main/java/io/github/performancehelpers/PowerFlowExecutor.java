@@ -140,7 +140,9 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  * flight, by Little's law to what brings the run time to that half; the other half is the wait
  * budget's, and the calls held back wait here, where the budget sheds them in time. Once the cap
  * binds, it is cut only where the run time shows the calls queued (it rose with the calls in
- * flight, or fell with the last cut), not for a p99 that scatters over the budget. A cut that
+ * flight, or fell with the last cut), not for a p99 that scatters over the budget, and never
+ * below the calls the downstream serves at once (by Little's law at its own mean run time,
+ * once a window has shown it), where a cut would only idle it. A cut that
  * costs throughput (the calls were being served, not queued) is undone, and the run time it read
  * becomes the budget, as does the downstream's own p99 once more calls in flight ran as fast as
  * the fewest did; a cap under its budget grows (a downstream given capacity back is found
