@@ -50,6 +50,28 @@ class InFlightCapTest {
         };
     }
 
+    /** A window of {@link #scatteredSlots} and the calls it served per second, unrounded. */
+    private record SlotsWindow(InFlightCap.Window window, double served) {
+    }
+
+    /**
+     * One window of {@code k} slots whose calls take {@code meanMs} on average and {@code ownP99Ms}
+     * at the p99, behind a pool of 64 under {@code cap}, offered {@code offered}/s (late when that is
+     * more than they serve, or the p99 is over the target): the window's mean run time scattered by
+     * {@code meanScatter} (relative) and its p99 by 12 % in its logarithm, as from a few hundred calls.
+     */
+    private static SlotsWindow scatteredSlots(int k, double meanMs, double ownP99Ms, double offered, double cap,
+            double meanScatter, SplittableRandom random) {
+        double inFlight = Math.min(Math.min(64, cap), offered * meanMs / 1000);
+        double served = Math.min(inFlight, k) * 1000 / meanMs;
+        double inside = Math.max(0, inFlight - k) / served * 1000;
+        double meanRun = (meanMs + inside) * (1 + meanScatter * random.nextGaussian());
+        double p99 = ownP99Ms * Math.exp(0.12 * random.nextGaussian()) + inside;
+        boolean late = offered > served * 1.01 || p99 > TARGET;
+        return new SlotsWindow(new InFlightCap.Window(1, (long) served, (long) served, inFlight, meanRun, p99, late,
+                false, Double.NaN, Double.NaN), served);
+    }
+
     /** Steps {@code windows} windows; {@code cap[0]} holds the cap in force, as the delegate would. */
     private static void run(InFlightCap c, Downstream d, double[] cap, int windows, double[] served) {
         for (int i = 0; i < windows; i++) {
@@ -375,16 +397,10 @@ class InFlightCapTest {
                 double capacity = k * 1000 / mean;
                 double servedAfterSettling = 0;
                 for (int i = 0; i < 20; i++) {
-                    double inFlight = Math.min(Math.min(64, cap), offeredByPhase[phase] * mean / 1000);
-                    double served = Math.min(inFlight, k) * 1000 / mean;
-                    double inside = Math.max(0, inFlight - k) / served * 1000;
-                    double meanRun = (mean + inside) * (1 + 0.03 * random.nextGaussian());
-                    double p99 = ownP99 * Math.exp(0.12 * random.nextGaussian()) + inside;
-                    boolean late = offeredByPhase[phase] > served * 1.01 || p99 > TARGET;
-                    cap = c.step(new InFlightCap.Window(1, (long) served, (long) served, inFlight, meanRun, p99,
-                            late, false, Double.NaN, Double.NaN));
+                    SlotsWindow w = scatteredSlots(k, mean, ownP99, offeredByPhase[phase], cap, 0.03, random);
+                    cap = c.step(w.window());
                     if (i >= 5) {
-                        servedAfterSettling += served / 15;
+                        servedAfterSettling += w.served() / 15;
                     }
                 }
                 double want = phase == 0 ? offeredByPhase[0] : capacity;
@@ -424,19 +440,13 @@ class InFlightCapTest {
                     int k = slotsByPhase[phase];
                     double capacity = k * 1000 / mean;
                     for (int i = 0; i < 20; i++) {
-                        double inFlight = Math.min(Math.min(64, cap), offeredByPhase[phase] * mean / 1000);
-                        double served = Math.min(inFlight, k) * 1000 / mean;
-                        double inside = Math.max(0, inFlight - k) / served * 1000;
-                        double meanRun = (mean + inside) * (1 + 0.035 * random.nextGaussian());
-                        double p99 = d[2] * Math.exp(0.12 * random.nextGaussian()) + inside;
-                        boolean late = offeredByPhase[phase] > served * 1.01 || p99 > TARGET;
+                        SlotsWindow w = scatteredSlots(k, mean, d[2], offeredByPhase[phase], cap, 0.035, random);
                         if (phase >= 2 && i >= 5) {
-                            assertTrue(served >= 0.9 * capacity, base + " slots, seed " + seed + ", phase " + phase
-                                    + ", window " + i + ": served " + served + " of " + capacity + " at " + inFlight
-                                    + " in flight");
+                            assertTrue(w.served() >= 0.9 * capacity, base + " slots, seed " + seed + ", phase "
+                                    + phase + ", window " + i + ": served " + w.served() + " of " + capacity + " at "
+                                    + w.window().meanConcurrency() + " in flight");
                         }
-                        cap = c.step(new InFlightCap.Window(1, (long) served, (long) served, inFlight, meanRun, p99,
-                                late, false, Double.NaN, Double.NaN));
+                        cap = c.step(w.window());
                     }
                 }
             }
