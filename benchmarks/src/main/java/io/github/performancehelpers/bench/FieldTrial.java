@@ -44,8 +44,11 @@ import org.HdrHistogram.Histogram;
  * samples, the end-to-end p99 of each settled 10-s block against 1.1 × the target, and the
  * seconds until done/s settled after the phase began.
  *
- * <p>Usage: {@code FieldTrial [quick|full] [scenario ...] [--trace=contender] [--phase=seconds]}; {@code quick}
- * runs 2-s phases (the CI smoke run, no figure checked), {@code full} 20-s phases, or as {@code --phase} says.
+ * <p>Usage: {@code FieldTrial [quick|full] [scenario ...] [--trace=contender] [--phase=seconds]
+ * [--contenders=a,b,...]}; {@code quick} runs 2-s phases (the CI smoke run, no figure checked),
+ * {@code full} 20-s phases, or as {@code --phase} says. {@code --contenders} picks from
+ * {@link #CONTENDERS} and {@code factory-execute} (the factory given its tasks with
+ * {@code execute}, which are never shed once queued, where {@code factory} uses {@code submit}).
  * Writes {@code target/fieldtrial.md}.
  */
 public final class FieldTrial {
@@ -221,6 +224,7 @@ public final class FieldTrial {
         }
     }
 
+    /** The contenders of a run unless {@code --contenders} says otherwise. */
     static final String[] CONTENDERS = {"fixed", "factory", "builder", "builder-pi", "gradient2", "vegas"};
 
     static Contender contender(String name, Scenario s) {
@@ -229,6 +233,7 @@ public final class FieldTrial {
         return switch (name) {
             case "fixed" -> executor(Executors.newFixedThreadPool(n), false);
             case "factory" -> flow(PowerExecutors.newFixedFlowPool(n, target));
+            case "factory-execute" -> executor(PowerExecutors.newFixedFlowPool(n, target), false);
             case "builder" -> flow(PowerFlowExecutor.builder().targetP99(target).rate(s.capacity() / 2)
                     .delegate(pool(n)).ownsDelegate(true).maxConcurrency(n).build());
             case "builder-pi" -> flow(PowerFlowExecutor.builder().targetP99(target).rate(s.capacity() / 2)
@@ -236,7 +241,8 @@ public final class FieldTrial {
                     .ki(s.capacity() / 10_000).delegate(pool(n)).ownsDelegate(true).maxConcurrency(n).build());
             case "gradient2" -> netflix(n, Gradient2Limit.newDefault());
             case "vegas" -> netflix(n, VegasLimit.newDefault());
-            default -> throw new IllegalArgumentException("contender: " + name);
+            default -> throw new IllegalArgumentException("--contenders: no contender named '" + name
+                    + "'; one of " + String.join(", ", CONTENDERS) + ", factory-execute");
         };
     }
 
@@ -540,19 +546,19 @@ public final class FieldTrial {
         for (int p = 0; p < PHASES.length; p++) {
             StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %s%s | %s |", s.name,
                     s.heldOut ? " (held out)" : "", PHASES[p]));
+            // Every contender sees the same arrivals: the offered load is any run's.
+            row.append(String.format(Locale.ROOT, " %.0f |", phase(runs.get(0), sched, p, s.targetMs).offered));
             PhaseResult factory = null;
             for (String name : SUMMARY) {
+                PhaseResult x = null;
                 for (Run r : runs) {
                     if (r.contender.equals(name)) {
-                        PhaseResult x = phase(r, sched, p, s.targetMs);
-                        if (name.equals("fixed")) {
-                            row.append(String.format(Locale.ROOT, " %.0f |", x.offered));
-                        }
-                        row.append(String.format(Locale.ROOT, " %.0f |", x.goodput));
-                        if (name.equals("factory")) {
-                            factory = x;
-                        }
+                        x = phase(r, sched, p, s.targetMs);
                     }
+                }
+                row.append(x == null ? " – |" : String.format(Locale.ROOT, " %.0f |", x.goodput));
+                if (name.equals("factory")) {
+                    factory = x;
                 }
             }
             if (factory != null) {
@@ -560,6 +566,8 @@ public final class FieldTrial {
                 row.append(String.format(Locale.ROOT, " %d | %.2f | %.1f %s | %.0f |", factory.shed,
                         factory.done / factory.offered, factory.settledE2eP99, ok ? "yes" : "**no**",
                         factory.settleSeconds));
+            } else {
+                row.append(" – | – | – | – |");
             }
             rows.add(row.append("\n").toString());
         }
@@ -585,9 +593,15 @@ public final class FieldTrial {
 
     public static void main(String[] args) throws Exception {
         double phase = 20;
+        String[] contenders = CONTENDERS;
         List<String> rest = new ArrayList<>();
         for (String a : args) {
-            if (a.startsWith("--trace=")) {
+            if (a.startsWith("--contenders=")) {
+                contenders = a.substring("--contenders=".length()).split(",");
+                for (String name : contenders) {
+                    contender(name, SCENARIOS.get(0)).close(); // a bad name fails before the run
+                }
+            } else if (a.startsWith("--trace=")) {
                 traced = a.substring("--trace=".length());
             } else if (a.startsWith("--phase=")) {
                 try {
@@ -614,7 +628,7 @@ public final class FieldTrial {
         long wall0 = System.nanoTime();
         // Warm the JIT with throw-away contenders on a short run of the database scenario.
         Scenario warm = SCENARIOS.get(1);
-        runAll(warm, schedule(warm, quick ? 0.5 : 3, 1), CONTENDERS);
+        runAll(warm, schedule(warm, quick ? 0.5 : 3, 1), contenders);
         StringBuilder out = new StringBuilder("## Field trial (" + (quick ? "quick" : "full") + ", "
                 + phaseSeconds + "-s phases)\n\n");
         List<String> rows = new ArrayList<>();
@@ -623,7 +637,7 @@ public final class FieldTrial {
                 continue;
             }
             Schedule sched = schedule(s, phaseSeconds, 42);
-            List<Run> runs = runAll(s, sched, CONTENDERS);
+            List<Run> runs = runAll(s, sched, contenders);
             String r = report(s, sched, runs);
             summaryRows(s, sched, runs, rows);
             System.out.print(r);
