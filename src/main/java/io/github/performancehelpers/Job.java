@@ -84,6 +84,32 @@ final class Job implements Runnable {
         return slotAndLoad & LOAD_MASK;
     }
 
+    /**
+     * Records, as the task is queued, how many tasks wait ahead of it, in the bits that hold its
+     * concurrency once it starts ({@link #startsAt} replaces it then; no slot is held while it
+     * waits): the door reads the queue's pace from the head's wait and this count
+     * ({@code PowerFlowExecutor.lateAtDoor}). The job stays at 40 bytes.
+     */
+    void queuedBehind(int ahead) {
+        slotAndLoad = Math.min(AHEAD_UNKNOWN, Math.max(0, ahead));
+    }
+
+    /**
+     * {@link #queuedAhead}: not known as a pace, for a task whose submitter waited for room before
+     * queueing it (its wait from its submission is not the queue's).
+     */
+    static final int AHEAD_UNKNOWN = LOAD_MASK;
+
+    /**
+     * The tasks that waited ahead of this one when it was queued ({@link #queuedBehind}), while it
+     * waits. Read by the door from another thread, unsynchronised with a consumer that takes the
+     * job and records its start: a read that races with that sees the concurrency instead, a
+     * whole int either way, and misjudges one decision of the door at most.
+     */
+    int queuedAhead() {
+        return slotAndLoad & LOAD_MASK;
+    }
+
     /** Records {@code inFlight}, the in-flight count as this task starts, as its concurrency. */
     void startsAt(long inFlight) {
         slotAndLoad = (slotAndLoad & ~LOAD_MASK) | (int) Math.min(LOAD_MASK, Math.max(0L, inFlight));

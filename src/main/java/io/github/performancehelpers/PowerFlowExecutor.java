@@ -619,6 +619,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             reject(command, true);
             return;
         }
+        if (shedding) {
+            job.queuedBehind(controller.queue().size()); // for the door's pace (lateAtDoor)
+        }
         if (!controller.submit(job)) {
             rejected.increment();
             reject(command, false);
@@ -743,6 +746,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      */
     private void enqueueBlocking(Job job) {
         long deadline = System.nanoTime() + blockTimeoutNanos;
+        boolean waitedForRoom = false;
         for (;;) {
             if (state != RUNNING) {
                 rejected.increment();
@@ -757,6 +761,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             long left = deadline - System.nanoTime();
             // Offer while there is room; at the timeout, offer once more so that a refusal counts
             // as a drop, as under the other policies.
+            if (shedding) { // for the door's pace (lateAtDoor); a wait for room is not the queue's
+                job.queuedBehind(waitedForRoom ? Job.AHEAD_UNKNOWN : controller.queue().size());
+            }
             if (!late && (queueHasRoom() || left <= 0) && controller.submit(job)) {
                 if (state != RUNNING && controller.queue().remove(job)) { // as in execute()
                     retracted.increment();
@@ -776,6 +783,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                         + ") for all of blockTimeout " + millis(blockTimeoutNanos) + " ms: " + this);
             }
             awaitRoom(left);
+            waitedForRoom = true;
         }
     }
 
@@ -821,9 +829,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     /**
      * Whether a task submitted at {@code now} would wait past the budget: the queue's oldest task
      * has already waited longer, or the tasks ahead of it would take longer to start than the
-     * budget at the pace the queue started them in the last window ({@link WaitBudget#queueRoom}).
-     * The head's wait alone lets in all that arrive while it is within the budget, and where they
-     * arrive faster than they start each waits longer than the head has.
+     * budget at the pace the queue starts them: the last window's, or the slower one the head's
+     * wait shows ({@link WaitBudget#queueRoom}). The head's wait alone lets in all that arrive
+     * while it is within the budget, and where they arrive faster than they start each waits
+     * longer than the head has.
      */
     private boolean lateAtDoor(long now) {
         budget.tighten(now);
@@ -831,10 +840,16 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (!(head instanceof Job j)) {
             return false;
         }
-        if (budget.exceededBy(now - j.enqueuedAt)) {
+        long waited = now - j.enqueuedAt;
+        if (budget.exceededBy(waited)) {
             return true;
         }
-        int room = budget.queueRoom(); // the length is read only where the queue can hold more
+        // Every task queued ahead of the head has started (or left) within its wait, and the head
+        // has not: the queue takes at least waited / (ahead + 1) per start now, whatever the last
+        // window read.
+        int ahead = j.queuedAhead();
+        long paced = ahead == Job.AHEAD_UNKNOWN ? 0L : waited / (ahead + 1L);
+        int room = budget.queueRoom(paced); // the length is read only where the queue can hold more
         return room < controller.queueCapacity() && controller.queue().size() > room;
     }
 

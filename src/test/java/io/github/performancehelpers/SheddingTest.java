@@ -225,6 +225,51 @@ class SheddingTest {
     }
 
     /**
+     * The last window's pace is a light load's where a burst then fills the executor: the door
+     * also reads the pace the queue shows now, from the head's wait and the tasks that were ahead
+     * of it. After a window of 1-ms tasks (budget 44 ms, a start predicted every millisecond:
+     * room for 43) the thread is held; three Runnables queue, and 10 ms pass with none started.
+     * The queue takes at least 10 ms a start now: a fourth waits about 40 ms and goes in, a fifth
+     * would wait 50 and is refused, though the head has waited 10 and the last window's pace
+     * would let in 43. Under BLOCK the same door holds the fifth's submitter instead. Every
+     * Runnable accepted runs.
+     */
+    @Test
+    void theDoorReadsThePaceTheQueueShowsNow() throws Exception {
+        for (RejectionPolicy policy : new RejectionPolicy[] {RejectionPolicy.ABORT, RejectionPolicy.BLOCK}) {
+            PowerFlowExecutor e = onePool(policy);
+            windowOf(e, 1);
+            assertEquals(44e6, e.waitBudgetNanos(), 44e6 * 0.02);
+            CountDownLatch release = occupy(e);
+            AtomicInteger ran = new AtomicInteger();
+            for (int i = 0; i < 3; i++) {
+                e.execute(ran::incrementAndGet);
+            }
+            t.advanceMillis(10);
+            e.execute(ran::incrementAndGet); // (3 + 1) x 10 ms = 40 ms, within 44
+            assertEquals(4, e.stats().depth(), policy.toString());
+            if (policy == RejectionPolicy.ABORT) {
+                ShedException x = assertThrows(ShedException.class, () -> e.execute(ran::incrementAndGet));
+                assertTrue(x.getMessage().startsWith("a task queued behind the 4 waiting would wait over the wait "
+                        + "budget of 44.0"), x.getMessage());
+                assertEquals(1, e.stats().rejected());
+                release.countDown();
+                await(() -> ran.get() == 4);
+            } else {
+                Thread submitter = Thread.ofPlatform().start(() -> e.execute(ran::incrementAndGet));
+                BlockPolicyTest.awaitParked(submitter);
+                assertEquals(4, e.stats().depth());
+                release.countDown();
+                submitter.join(LONG_DELAY_MS);
+                assertFalse(submitter.isAlive());
+                await(() -> ran.get() == 5);
+                assertEquals(0, e.stats().rejected());
+            }
+            terminate(e);
+        }
+    }
+
+    /**
      * Under BLOCK a door closed by the queue's length holds the submitter, as a late head does,
      * until the queue is short enough: after a window of 20-ms tasks on one thread (budget 25 ms,
      * a start every 20 ms) one Runnable queues; a second submitter waits though the head has
