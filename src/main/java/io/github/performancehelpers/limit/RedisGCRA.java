@@ -1,3 +1,7 @@
+// Over 800 lines (about 970) because about 440 of them are Javadoc stating the contract (the
+// script's decision, the failure modes, each call's deadline), and the public nested FailureMode,
+// Stats and Builder live here (their names are API). The script, its executor and the reporter
+// are already their own files (RedisGcraScript, RedisScriptExecutor, RedisGcraReporter).
 package io.github.performancehelpers.limit;
 
 import java.lang.System.Logger;
