@@ -114,7 +114,12 @@ public final class FieldTrial {
             // Written down on 2026-12-06 before its first run, and held out from then on.
             new Scenario("cache", true, "a store behind a cache: 8 slots, 90 % of calls hits (lognormal 2 ms, "
                     + "sigma 0.3), 10 % misses of 30 ms, behind a pool of 32",
-                    8, new Service(2, 0.3, 0.1, 30), 32, 50, 1.4, true, false, false));
+                    8, new Service(2, 0.3, 0.1, 30), 32, 50, 1.4, true, false, false),
+            // Written down on 2026-12-06 (evening) before its first run, and held out from then on:
+            // slow calls at a low rate, where a window holds a few dozen of them.
+            new Scenario("report", true, "a report service of 2 slots, lognormal 40 ms (sigma 0.7; its own p99 "
+                    + "about 200 ms), behind a pool of 16",
+                    2, new Service(40, 0.7, 0, 0), 16, 400, 1.4, true, false, false));
 
     static final String[] PHASES = {"underload", "overload", "capacity/2", "capacity back"};
 
