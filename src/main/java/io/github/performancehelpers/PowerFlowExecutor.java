@@ -429,6 +429,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * flight"); stepped by the tick. Null in fixed-rate mode and on a delegate that is not sized.
      */
     private final InFlightCap inFlightCap;
+    /** The windows the cap reads, sparse ones merged ({@link CapWindows}); null with no cap. */
+    private final CapWindows capWindows;
     /** The refusals and sheds counted up to the last window's end; the tick's. */
     private long refusedSeen;
     private final RejectionPolicy rejectionPolicy;
@@ -530,6 +532,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         // The tick applies the rate observe() returns (see Tick): no listener on the controller,
         // whose builder's was cleared by build().
         this.controller = flow.name(name).build();
+        this.capWindows = inFlightCap == null ? null : new CapWindows(b.targetP99, controller.quantile());
         if (!fixedRate) {
             LOOP.startAtRate(controller); // the PI law's first healthy window holds the rate
         }
@@ -973,29 +976,36 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     /**
      * Steps the cap on the tasks in flight with the window about to be observed
      * ({@link InFlightCap}), before the law, and applies it to the delegate. Called by the tick,
-     * after the recorders are drained.
+     * after the recorders are drained. When the cap was cut or bound, the law holds its rate this
+     * window (a window the cap limited reads as saturated at the cap's throughput, not the
+     * downstream's), and when it moved, the law forgets the sparse windows it merged, which ran
+     * with another number in flight.
      *
      * @param load    the window's start-load verdict
      * @param seconds the window's length, seconds
-     * @return whether the cap was cut or bound: the law then holds its rate this window (a window
-     *         the cap limited reads as saturated at the cap's throughput, not the downstream's)
      */
-    boolean stepInFlightCap(StartLoad.Verdict load, double seconds) {
+    void stepInFlightCap(StartLoad.Verdict load, double seconds) {
         if (inFlightCap == null) {
-            return false;
+            return;
         }
-        PowerHistogram.Snapshot e2e = endToEnd.snapshot();
-        PowerHistogram.Snapshot run = controller.latency().snapshot();
         long refused = shed.sum() + rejected.sum();
-        boolean late = refused != refusedSeen || (e2e.count() > 0 && e2e.quantile(0.99) > targetNanos / 1e6);
+        boolean refusedNow = refused != refusedSeen;
         refusedSeen = refused;
+        InFlightCap.Window w = capWindows.add(seconds, endToEnd.snapshot(), controller.latency().snapshot(), load,
+                refusedNow, LOOP.lawStats(controller).targetUnreachable(), LOOP.stallNanos(controller) / 1e6);
         int before = inFlightCap.cap();
-        int cap = inFlightCap.step(new InFlightCap.Window(seconds, e2e.count(), load.count(),
-                load.meanConcurrency(), load.meanRunMs(), RateLaw.reading(run, controller.quantile()), late,
-                LOOP.lawStats(controller).targetUnreachable(), load.slowZ(), load.runZ(),
-                LOOP.stallNanos(controller) / 1e6));
+        if (w == null) {
+            // Gathering a sparse window: the cap holds, and a window it limited is still not the law's.
+            if (before != InFlightCap.OPEN && load.meanConcurrency() >= InFlightCap.BINDS * before) {
+                LOOP.holdNextStep(controller, false);
+            }
+            return;
+        }
+        int cap = inFlightCap.step(w);
         delegate.capInFlight(cap);
-        return cap < before || inFlightCap.bound();
+        if (cap < before || inFlightCap.bound()) {
+            LOOP.holdNextStep(controller, cap != before);
+        }
     }
 
     /**

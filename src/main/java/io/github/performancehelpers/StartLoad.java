@@ -57,8 +57,41 @@ final class StartLoad {
      * @param count           the tasks measured
      * @param meanConcurrency their mean concurrency at start; NaN when none
      * @param meanRunMs       their mean run time, milliseconds (each counted up to 10 s); NaN when none
+     * @param sums            the sums they were computed from, which {@link #plus} adds
      */
-    record Verdict(double slowZ, double runZ, long count, double meanConcurrency, double meanRunMs) {
+    record Verdict(double slowZ, double runZ, long count, double meanConcurrency, double meanRunMs, Sums sums) {
+
+        /**
+         * {@return the verdict of this window and {@code other} taken as one} Each keeps the high
+         * tasks its own window counted (a mean plus a standard deviation of the window before it).
+         */
+        Verdict plus(Verdict other) {
+            return sums.plus(other.sums).verdict();
+        }
+    }
+
+    /**
+     * A window's sums: {@code n} tasks, the sum and sum of squares of the concurrency at which they
+     * started, the {@code slow} ones (over the target) and their concurrencies' sum, the sum and
+     * sum of squares of the run times (µs), the {@code high} ones and their run times' sum.
+     */
+    record Sums(long n, long sum, long sumOfSquares, long slow, long slowSum, long runSum, long runSumOfSquares,
+            long high, long highRunSum) {
+
+        static final Sums NONE = new Sums(0, 0, 0, 0, 0, 0, 0, 0, 0);
+
+        Sums plus(Sums o) {
+            return new Sums(n + o.n, sum + o.sum, sumOfSquares + o.sumOfSquares, slow + o.slow,
+                    slowSum + o.slowSum, runSum + o.runSum, runSumOfSquares + o.runSumOfSquares, high + o.high,
+                    highRunSum + o.highRunSum);
+        }
+
+        /** {@return the statistics of these sums (see {@link StartLoad#take()})} */
+        Verdict verdict() {
+            return new Verdict(meanZ(n, sum, sumOfSquares, slow, slowSum), meanZ(n, runSum, runSumOfSquares, high,
+                    highRunSum), n, n > 0 ? (double) sum / n : Double.NaN, n > 0 ? runSum / 1e3 / n : Double.NaN,
+                    this);
+        }
     }
 
     /** The run time the correlation counts, µs, from nanoseconds. */
@@ -133,8 +166,7 @@ final class StartLoad {
             high = sd > 0 ? (int) Math.min(Integer.MAX_VALUE, Math.ceil((double) s / n + sd))
                     : Integer.MAX_VALUE;
         }
-        return new Verdict(meanZ(n, s, ss, k, ks), meanZ(n, r, rr, h, hr), n, n > 0 ? (double) s / n : Double.NaN,
-                n > 0 ? r / 1e3 / n : Double.NaN);
+        return new Sums(n, s, ss, k, ks, r, rr, h, hr).verdict();
     }
 
     /**

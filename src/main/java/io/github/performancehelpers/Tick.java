@@ -162,9 +162,7 @@ final class Tick {
             }
             StartLoad.Verdict load = ex.startLoad.take();
             LOOP.noteStartLoad(controller, load.slowZ(), load.runZ());
-            if (ex.stepInFlightCap(load, elapsed / 1e9)) {
-                LOOP.holdNextStep(controller); // one actuator a window: the cap acts on this one
-            }
+            ex.stepInFlightCap(load, elapsed / 1e9); // before the law: one actuator a window
             double previous = controller.rate();
             double rate = controller.observe(elapsed / 1e6); // in the rate limiter on return
             ex.endWindow(); // the wait budget follows the law's new reading

@@ -132,13 +132,7 @@ class InFlightCapExecutorTest {
     /** As above, on the given ticker and scheduler, left at the end of that window. */
     private static PowerFlowExecutor afterTwoLateBatches(String delegate, boolean fixedRate, long pauseMillis,
             FakeTicker t, ManualScheduler s) throws Exception {
-        PowerFlowExecutor.Builder b = PowerFlowExecutor.builder().rate(1e6).minRate(1e5).maxRate(1e6).burst(1000)
-                .targetP99(100).ticker(t).scheduler(s).poolSizer(rate -> 32).fixedRate(fixedRate);
-        if (delegate.equals("pool")) {
-            b.delegate(new ThreadPoolExecutor(32, 32, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>()))
-                    .ownsDelegate(true);
-        }
-        PowerFlowExecutor e = b.build();
+        PowerFlowExecutor e = executor(delegate, fixedRate, t, s);
         assertEquals(-1, e.inFlightLimit());
         runBatch(e, t, 32, 160);
         runBatch(e, t, 32, 160);
@@ -148,6 +142,17 @@ class InFlightCapExecutorTest {
         }
         s.runAll();
         return e;
+    }
+
+    /** An executor of 32 slots and a 100-ms target, its rate effectively unlimited. */
+    private static PowerFlowExecutor executor(String delegate, boolean fixedRate, FakeTicker t, ManualScheduler s) {
+        PowerFlowExecutor.Builder b = PowerFlowExecutor.builder().rate(1e6).minRate(1e5).maxRate(1e6).burst(1000)
+                .targetP99(100).ticker(t).scheduler(s).poolSizer(rate -> 32).fixedRate(fixedRate);
+        if (delegate.equals("pool")) {
+            b.delegate(new ThreadPoolExecutor(32, 32, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>()))
+                    .ownsDelegate(true);
+        }
+        return b.build();
     }
 
     /**
@@ -164,6 +169,28 @@ class InFlightCapExecutorTest {
         assertEquals(9, e.stats().inFlightLimit());
         assertEquals(32, e.stats().poolSize(), "the pool's size is the sizer's");
         assertEquals(9, peakOfThirty(e, 9, 10));
+        terminate(e);
+    }
+
+    /**
+     * The same 64 late calls at half the pace, one batch of 32 a window: the first window, too few
+     * calls to read a p99 from, leaves the cap open, and is read with the second as one
+     * ({@link CapWindows}): the cap is 9, as from one window of 64.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"pool", "virtual"})
+    void sparseWindowsAreReadTogether(String delegate) throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = executor(delegate, false, t, s);
+        runBatch(e, t, 32, 160);
+        t.advanceMillis(1000 - 160);
+        s.runAll();
+        assertEquals(-1, e.inFlightLimit(), "32 calls: too few to read");
+        runBatch(e, t, 32, 160);
+        t.advanceMillis(1000 - 160);
+        s.runAll();
+        assertEquals(9, e.inFlightLimit());
         terminate(e);
     }
 

@@ -216,9 +216,10 @@ public final class Access {
          * Holds the rate at the next observation: its window is read and cleared, the law is not
          * stepped (an executor whose cap on the tasks in flight acts on that window).
          *
-         * @param c the controller
+         * @param c             the controller
+         * @param forgetWindows whether the cap moved: the law forgets the windows it merged
          */
-        void holdNextStep(PowerFlowController<?> c);
+        void holdNextStep(PowerFlowController<?> c, boolean forgetWindows);
 
         /**
          * Commits the pending drop event, if any.

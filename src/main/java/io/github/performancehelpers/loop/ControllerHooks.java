@@ -73,8 +73,8 @@ final class ControllerHooks implements Access.ControllerAccess {
     }
 
     @Override
-    public void holdNextStep(PowerFlowController<?> c) {
-        c.holdNextStep();
+    public void holdNextStep(PowerFlowController<?> c, boolean forgetWindows) {
+        c.holdNextStep(forgetWindows);
     }
 
     @Override

@@ -724,6 +724,14 @@ public final class KneeAwareLaw implements RateLaw {
         return held;
     }
 
+    /**
+     * Forgets the windows merged so far: the executor's cap on the tasks in flight moved, and they
+     * ran with another number in flight (see {@code PowerFlowController.holdNextStep}).
+     */
+    void forgetWindows() {
+        recent.clear();
+    }
+
     /** The merged windows as one snapshot. */
     private PowerHistogram.Snapshot merged() {
         PowerHistogram.Snapshot merged = null;

@@ -184,6 +184,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
     private volatile double runLoadZ = Double.NaN;
     /** The next observation holds the rate without stepping the law (see {@link #holdNextStep()}). */
     private volatile boolean holdNext;
+    /** With {@link #holdNext}: the law forgets the windows it gathered (see {@link #holdNextStep(boolean)}). */
+    private volatile boolean forgetNext;
 
     private PowerFlowController(Builder<T> b) {
         this.initialRate = b.rate;
@@ -334,7 +336,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
             slowLoadZ = Double.NaN;
             runLoadZ = Double.NaN;
             boolean hold = holdNext;
+            boolean forget = forgetNext;
             holdNext = false;
+            forgetNext = false;
             if (window.count() == 0) {
                 lastObserveNanos = ticker.read();
                 return rate;
@@ -343,6 +347,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
             lastObservedP99 = measured;
             double seconds = windowSeconds();
             if (hold) {
+                if (forget && law instanceof KneeAwareLaw knee) {
+                    knee.forgetWindows();
+                }
                 return rate;
             }
             double previous = rate;
@@ -397,6 +404,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
             slowLoadZ = Double.NaN;
             runLoadZ = Double.NaN;
             holdNext = false;
+            forgetNext = false;
             lastObservedP99 = Double.NaN;
             servo.reset();
             law.reset();
@@ -689,8 +697,14 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * acts on the window or bound it (one actuator a window: the cut brings the run time down by
      * itself, and a rate cut on the same reading would stay below the downstream's capacity for
      * the law's climb; a window the cap limited reads as saturated at the cap's throughput).
+     *
+     * @param forgetWindows whether the cap moved: the knee-aware law then forgets the sparse
+     *                      windows it merged, which ran with other calls in flight (a second of
+     *                      calls queued inside a downstream before a cut, merged with the windows
+     *                      after it, read over the target and cut the rate under the capacity)
      */
-    void holdNextStep() {
+    void holdNextStep(boolean forgetWindows) {
+        forgetNext = forgetWindows;
         holdNext = true;
     }
 

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.*;
 import java.util.SplittableRandom;
 import io.github.performancehelpers.loop.PowerFlowController.ControlLaw;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import io.github.performancehelpers.PowerFlowExecutor;
 import io.github.performancehelpers.testsupport.FakeTicker;
 
@@ -336,6 +338,23 @@ class KneeAwareLawTest {
         }
         assertEquals(Double.POSITIVE_INFINITY, flow.stats().capacityEstimate());
         assertEquals(65, window(flow, 50, 15), 1e-9); // 200 samples: 2nd largest, 15 ms: + 30 %
+    }
+
+    /**
+     * A window held because the executor's cap on the tasks in flight moved forgets the sparse
+     * windows merged before it, which ran with another number in flight: the next window is read
+     * alone (50 calls of 15 ms, + 30 %). Held without the cap moving, they stay merged, and the slow
+     * call among them still holds the rate.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void aWindowHeldAsTheCapMovedForgetsTheMergedWindows(boolean capMoved) {
+        PowerFlowController<String> flow = knee(50);
+        flow.record(500);
+        assertEquals(50, window(flow, 49, 15), 1e-9); // 50 samples: p99 = 500, hold
+        flow.holdNextStep(capMoved);
+        assertEquals(50, window(flow, 50, 15), 1e-9); // held
+        assertEquals(capMoved ? 65 : 50, window(flow, 50, 15), 1e-9);
     }
 
     /** At 5/s thirty windows hold 150 samples: the reading holds no longer than thirty windows, then cuts on them. */
