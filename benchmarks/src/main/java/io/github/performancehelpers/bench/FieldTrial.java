@@ -111,6 +111,11 @@ public final class FieldTrial {
             new Scenario("closedloop", false, "ClosedLoopBench's downstream: 8 slots, lognormal 15 ms (sigma 0.5; "
                     + "its own p99, 48 ms, near the target), behind a pool of 64",
                     8, new Service(15, 0.5, 0, 0), 64, 60, 1.5, true, false, false),
+            // Added on 2026-12-06 (late) to tune the cap's low-rate rule on, with report kept held out:
+            // slow calls whose windows hold a few dozen of them.
+            new Scenario("batch", false, "a batch API of 4 slots, lognormal 100 ms (sigma 0.4; its own p99 "
+                    + "about 250 ms), behind a pool of 32", 4, new Service(100, 0.4, 0, 0), 32, 600, 1.4, true,
+                    false, false),
             // Written down on 2026-12-06 before its first run, and held out from then on.
             new Scenario("cache", true, "a store behind a cache: 8 slots, 90 % of calls hits (lognormal 2 ms, "
                     + "sigma 0.3), 10 % misses of 30 ms, behind a pool of 32",
