@@ -131,8 +131,8 @@ import io.github.performancehelpers.internal.PauseExcuse;
  * </ol>
  * Windows with fewer than {@link #MIN_SAMPLES} timed tasks change nothing (their p99 is the
  * largest sample or next to it; the executor merges such windows into the next before they come
- * here, {@code CapWindows}, so at a low rate one window here spans several of the tick's), nor does a window in which a pause of the process of at least
- * half the target (and 50 ms) ended, or the window after it, unless another was excused in the 10
+ * here, {@code CapWindows}, so at a low rate one window here spans several of the tick's), nor
+ * does a window in which a pause of the process of at least half the target (and 50 ms) ended, or the window after it, unless another was excused in the 10
  * windows before, as the knee-aware law excuses them ({@link PauseExcuse}): every call in flight
  * during a pause ends that much later, whatever was in flight, and the calls submitted during it
  * arrive at once after it (a cut on such a window refused 537 calls in a database's underload, at
