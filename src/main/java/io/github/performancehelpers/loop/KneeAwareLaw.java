@@ -405,6 +405,8 @@ public final class KneeAwareLaw implements RateLaw {
     // Guarded by PowerFlowController.loopLock (step and reset run under it), except as noted.
 
     private final ArrayDeque<PowerHistogram.Snapshot> recent = new ArrayDeque<>();
+    /** Whether the last window stepped on was sparse: {@link #recent} gathers past {@link #WINDOWS}. */
+    private boolean gathering;
     private double smoothed = Double.NaN;
     private double capacity = Double.POSITIVE_INFINITY;
     /** The last step was an increase: the next reading over the target is the climb's. */
@@ -530,6 +532,7 @@ public final class KneeAwareLaw implements RateLaw {
         // Sparse: three windows at this flow hold too few samples for the quantile. The reading
         // then keeps windows until they do.
         boolean sparse = flow * seconds * WINDOWS < enough;
+        gathering = sparse;
         long held = keep(window, sparse);
         double previous = smoothed;
         PowerHistogram.Snapshot all = merged();
@@ -725,11 +728,16 @@ public final class KneeAwareLaw implements RateLaw {
     }
 
     /**
-     * Forgets the windows merged so far: the executor's cap on the tasks in flight moved, and they
-     * ran with another number in flight (see {@code PowerFlowController.holdNextStep}).
+     * Forgets the sparse windows merged so far: the executor's cap on the tasks in flight moved,
+     * and they ran with another number in flight (see {@code PowerFlowController.holdNextStep}).
+     * Not while the windows are not sparse: the {@link #WINDOWS} merged then are a few seconds
+     * old at most, and one window's p99 alone, from a few hundred calls, scatters more than the
+     * merged reading over a target near the service time's own p99.
      */
     void forgetWindows() {
-        recent.clear();
+        if (gathering) {
+            recent.clear();
+        }
     }
 
     /** The merged windows as one snapshot. */
@@ -955,6 +963,7 @@ public final class KneeAwareLaw implements RateLaw {
         ups = 0;
         probes = 0;
         recent.clear();
+        gathering = false;
         smoothed = Double.NaN;
         capacity = Double.POSITIVE_INFINITY;
         unreachable = false;
