@@ -35,7 +35,6 @@ final class CapWindows {
     private final double quantile;
     private int windows;
     private double seconds;
-    private long completed;
     private PowerHistogram.Snapshot endToEnd;
     private PowerHistogram.Snapshot run;
     private StartLoad.Verdict load;
@@ -69,7 +68,6 @@ final class CapWindows {
             StartLoad.Verdict load, boolean refused, boolean unreachable, double pauseMs) {
         if (windows == 0) {
             this.seconds = seconds;
-            this.completed = endToEnd.count();
             this.endToEnd = endToEnd;
             this.run = run;
             this.load = load;
@@ -77,7 +75,6 @@ final class CapWindows {
             this.pauseMs = pauseMs;
         } else {
             this.seconds += seconds;
-            this.completed += endToEnd.count();
             this.endToEnd = this.endToEnd.merge(endToEnd);
             this.run = this.run.merge(run);
             this.load = this.load.plus(load);
@@ -91,7 +88,7 @@ final class CapWindows {
         windows = 0;
         boolean late = this.refused || (this.endToEnd.count() > 0 && this.endToEnd.quantile(0.99) > targetMs);
         StartLoad.Verdict l = this.load;
-        InFlightCap.Window w = new InFlightCap.Window(this.seconds, completed, l.count(), l.meanConcurrency(),
+        InFlightCap.Window w = new InFlightCap.Window(this.seconds, this.endToEnd.count(), l.count(), l.meanConcurrency(),
                 l.meanRunMs(), RateLaw.reading(this.run, quantile), late, unreachable, l.slowZ(), l.runZ(),
                 this.pauseMs);
         this.endToEnd = null;

@@ -132,12 +132,12 @@ import io.github.performancehelpers.internal.PauseExcuse;
  * Windows with fewer than {@link #MIN_SAMPLES} timed tasks change nothing (their p99 is the
  * largest sample or next to it; the executor merges such windows into the next before they come
  * here, {@code CapWindows}, so at a low rate one window here spans several of the tick's), nor
- * does a window in which a pause of the process of at least half the target (and 50 ms) ended, or the window after it, unless another was excused in the 10
- * windows before, as the knee-aware law excuses them ({@link PauseExcuse}): every call in flight
- * during a pause ends that much later, whatever was in flight, and the calls submitted during it
- * arrive at once after it (a cut on such a window refused 537 calls in a database's underload, at
- * half its capacity). The pauses are those the executor's threads
- * and the JVM's pause watch noted ({@code PauseWatch}).
+ * does a window in which a pause of the process of at least half the target (and 50 ms) ended,
+ * or the window after it, unless another was excused in the 10 windows before, as the
+ * knee-aware law excuses them ({@link PauseExcuse}): every call in flight during a pause ends that
+ * much later, whatever was in flight, and the calls submitted during it arrive at once after it (a
+ * cut on such a window refused 537 calls in a database's underload, at half its capacity). The
+ * pauses are those the executor's threads and the JVM's pause watch noted ({@code PauseWatch}).
  *
  * <p>The cap steps before the rate law, on the same window, and a window that cuts it, or in
  * which it bound, is not given to the law (the law holds its rate): one actuator a window, and a
@@ -346,6 +346,14 @@ final class InFlightCap {
         return Math.max(RUN_SHARE * targetMs, Math.min(raised, MAX_RUN_SHARE * targetMs));
     }
 
+    /**
+     * {@return whether the cap in force binds a window whose tasks started at
+     * {@code meanConcurrency} in flight on average} (at least {@link #BINDS} of it)
+     */
+    boolean bindsAt(double meanConcurrency) {
+        return cap != OPEN && meanConcurrency >= BINDS * cap;
+    }
+
     /** {@return whether the cap bound in the last window stepped on: it, not the rate, limited that window} */
     boolean bound() {
         return bound;
@@ -398,7 +406,7 @@ final class InFlightCap {
             unhold();
         }
         double x = w.completed() / w.seconds();
-        boolean binds = c != OPEN && n >= BINDS * c;
+        boolean binds = bindsAt(n);
         bound = binds;
         boolean room = reference.roomAt(n, w.meanRunMs());
         boolean queued = reference.queuedAt(n, w.meanRunMs(), true);

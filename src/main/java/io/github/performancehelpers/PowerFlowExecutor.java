@@ -996,7 +996,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         int before = inFlightCap.cap();
         if (w == null) {
             // Gathering a sparse window: the cap holds, and a window it limited is still not the law's.
-            if (before != InFlightCap.OPEN && load.meanConcurrency() >= InFlightCap.BINDS * before) {
+            if (inFlightCap.bindsAt(load.meanConcurrency())) {
                 LOOP.holdNextStep(controller, false);
             }
             return;

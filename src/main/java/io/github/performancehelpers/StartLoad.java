@@ -78,8 +78,6 @@ final class StartLoad {
     record Sums(long n, long sum, long sumOfSquares, long slow, long slowSum, long runSum, long runSumOfSquares,
             long high, long highRunSum) {
 
-        static final Sums NONE = new Sums(0, 0, 0, 0, 0, 0, 0, 0, 0);
-
         Sums plus(Sums o) {
             return new Sums(n + o.n, sum + o.sum, sumOfSquares + o.sumOfSquares, slow + o.slow,
                     slowSum + o.slowSum, runSum + o.runSum, runSumOfSquares + o.runSumOfSquares, high + o.high,

@@ -182,7 +182,7 @@ public final class PowerFlowController<T> implements AutoCloseable {
     /** The start-load statistics noted for the next observation ({@link #noteStartLoad}); NaN when none. */
     private volatile double slowLoadZ = Double.NaN;
     private volatile double runLoadZ = Double.NaN;
-    /** The next observation holds the rate without stepping the law (see {@link #holdNextStep()}). */
+    /** The next observation holds the rate without stepping the law (see {@link #holdNextStep(boolean)}). */
     private volatile boolean holdNext;
     /** With {@link #holdNext}: the law forgets the windows it gathered (see {@link #holdNextStep(boolean)}). */
     private volatile boolean forgetNext;
