@@ -1770,7 +1770,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
          * default gains creep past the knee, spike and fall to the floor, over and over. The
          * knee-aware law's steps are relative to the rate in force and scheduled on the capacity
          * the downstream shows when it saturates, so it needs no gains (see
-         * {@code benchmarks/closedloop.md}, section "The knee-aware control law"). The controller
+         * {@code docs/knee-aware-law.md}, section "Relative steps"). The controller
          * keeps the PI default so that its behaviour with the default gains stays as
          * {@code benchmarks/flowloop.md} describes it.
          *

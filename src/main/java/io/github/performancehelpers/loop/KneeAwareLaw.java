@@ -80,7 +80,7 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *         merged windows: hold ({@code r' = r}), no capacity bound, and the windows are kept: such
  *         a reading is the largest sample or next to it, and one slow call (the service time's
  *         tail, a pause of the machine) puts it over the target at any rate (see
- *         {@code benchmarks/closedloop.md}, section "The low-rate trap, fixed");</li>
+ *         {@code docs/knee-aware-law.md}, section "The low-rate trap");</li>
  *     <li>draining, its completions per second over {@code 1.1 × r} (the mirror of saturated: the
  *         calls in flight fell by a tenth of the window's work or more): {@code r' = 0.85 ×}
  *         the completions per second, which a busy window measures; the reading is of calls
@@ -128,8 +128,7 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     settled rate moving; a block of ten windows holds a thousand samples or more, and the step
  *     assumes the p99 moves six times as much as the rate there. The aim, 95 % of the target, is
  *     because a longer span's p99 at a steady rate scatters more above its middle than below (see
- *     {@code benchmarks/closedloop.md}, section "Trimming near the knee: the rate moves once per
- *     ten seconds").</li>
+ *     {@code docs/knee-aware-law.md}, section "Trimming near the knee").</li>
  * <li><b>Pauses.</b> A window in which a pause of the process of at least
  *     {@code max(0.5 × targetP99, 50 ms)} ended, and the window after it, are excused:
  *     {@code r' = r}, and neither is merged into a reading or a trim block, nor measures, bounds
@@ -138,8 +137,8 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     the JVM's pause watch (a collector's pause, the machine descheduling the process, a CPU
  *     kept busy by other work); a bare controller sees none. Every call in flight then ends that much later, whatever the rate, so
  *     the reading says nothing about the downstream, and cutting on it (half, with the capacity
- *     bounded or measured low) leaves a long climb back (see {@code benchmarks/closedloop.md},
- *     section "Pauses of the process: the law holds through them"). A pause within 10 windows
+ *     bounded or measured low) leaves a long climb back (see {@code docs/knee-aware-law.md},
+ *     section "Pauses of the process", which also says what it does not cover). A pause within 10 windows
  *     after an excused one is read like any other latency: pauses that frequent may be the load's
  *     own doing. Each excusing pause counts in {@link PowerFlowController.Stats#pausesExcused()}
  *     (metric {@code power.flow.pauses.excused}, MXBean attribute {@code PausesExcused}); each
@@ -200,8 +199,8 @@ import io.github.performancehelpers.internal.PauseExcuse;
  * "just under it". The capacity a saturated window measures can: the law climbs by 30 % per
  * observation to 85 % of it, then by at most 2 %. Every step is relative to the rate in force, so
  * the law needs no gains fitted to the plant's scale, and the climb back from a deep cut takes
- * observations, not minutes (see {@code benchmarks/closedloop.md}, section "The knee-aware control
- * law", for the comparison with the PI law and for what it does not reach).
+ * observations, not minutes (see {@code docs/knee-aware-law.md}, section "Relative steps", for the
+ * comparison with the PI law and for what it does not reach).
  *
  * <p>It is saturated when the rate is on {@code minRate} or {@code maxRate}. Its statistics
  * ({@link #stats()}) are the smoothed reading, the capacity estimate, the pauses excused and
@@ -294,8 +293,8 @@ public final class KneeAwareLaw implements RateLaw {
     static final double TRIM_AIM = 0.95;
     /**
      * The p99's elasticity to the rate that trimming assumes near the knee: a step is
-     * {@code (aim / reading)^(1 / 6)} (see {@code benchmarks/closedloop.md}, section "Trimming near
-     * the knee: the rate moves once per ten seconds").
+     * {@code (aim / reading)^(1 / 6)} (see {@code docs/knee-aware-law.md}, section "Trimming
+     * near the knee").
      */
     static final double TRIM_ELASTICITY = 6;
     /** The largest trim step up, as a share of the rate. */

@@ -74,8 +74,8 @@ import io.github.performancehelpers.metrics.PowerFlowControllerMXBean;
  * {@link PowerHistogram#quantile(double)}'s lower quantile, 0-based rank
  * {@code floor(q × (n - 1))}, is biased low on small windows (of 130 samples it reads the third
  * largest, on average the population's p97.7), and held at the target it leaves the true p99
- * above it (see {@code benchmarks/closedloop.md}, section "Reading it"). On a window whose samples
- * are all equal the two readings coincide. {@link #p99()}, {@link Stats#p99()} and
+ * above it (see {@code docs/knee-aware-law.md}, section "Reading the quantile"). On a window
+ * whose samples are all equal the two readings coincide. {@link #p99()}, {@link Stats#p99()} and
  * {@link #lastObservedP99()} read the same rank.
  *
  * <h2>What it does not do</h2>

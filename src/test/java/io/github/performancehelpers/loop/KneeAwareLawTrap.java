@@ -3,8 +3,8 @@ package io.github.performancehelpers.loop;
 import java.util.SplittableRandom;
 
 /**
- * The knee-aware law's low-rate trap ({@code benchmarks/closedloop.md}, "Twelve-minute phases"
- * and "The low-rate trap, fixed"): the law alone, fed windows of lognormal service times (median
+ * The knee-aware law's low-rate trap ({@code docs/knee-aware-law.md}, "The low-rate
+ * trap"): the law alone, fed windows of lognormal service times (median
  * 15 ms, sigma 0.5, no queueing, so no knee at any rate) at the rate it sets, target p99 60 ms.
  * The first window, at the starting rate, holds one call of 500 ms (a stall). At a low rate three
  * windows hold too few samples for a p99, and their reading is the largest of them. The law

@@ -9,7 +9,7 @@ import java.util.Locale;
  *
  * <p>Run: {@code mvn -q -f benchmarks/pom.xml compile exec:exec@tool
  * -Dtool.main=io.github.performancehelpers.bench.KneeAwareLawTrapProbe -Dtool.args="40 50"} (seeds,
- * starting rate per second). Figures: {@code benchmarks/closedloop.md}, "The low-rate trap, fixed".
+ * starting rate per second). Figures: {@code docs/knee-aware-law.md}, "The low-rate trap".
  */
 public final class KneeAwareLawTrapProbe {
 
