@@ -23,6 +23,10 @@ for fn, title in order:
             fence = not fence
         if not fence and re.match(r'^#{1,5} ', l):
             l = '#' + l
+        if not fence:
+            # links are written relative to benchmarks/; BENCHMARKS.md sits one level up
+            l = re.sub(r'\]\((?!https?:|#|/)([^)]+)\)',
+                       lambda m: '](' + os.path.normpath(os.path.join('benchmarks', m.group(1))) + ')', l)
         res.append(l)
     out.append('## ' + title + ' ([source](benchmarks/' + fn + '))\n' + '\n'.join(res).rstrip() + '\n')
 open(os.path.join(root,'BENCHMARKS.md'),'w').write('\n'.join(out))
