@@ -88,9 +88,9 @@ final class CapWindows {
         windows = 0;
         boolean late = this.refused || (this.endToEnd.count() > 0 && this.endToEnd.quantile(0.99) > targetMs);
         StartLoad.Verdict l = this.load;
-        InFlightCap.Window w = new InFlightCap.Window(this.seconds, this.endToEnd.count(), l.count(), l.meanConcurrency(),
-                l.meanRunMs(), RateLaw.reading(this.run, quantile), late, unreachable, l.slowZ(), l.runZ(),
-                this.pauseMs);
+        InFlightCap.Window w = new InFlightCap.Window(this.seconds, this.endToEnd.count(), l.count(),
+                l.meanConcurrency(), l.meanRunMs(), RateLaw.reading(this.run, quantile), late, unreachable,
+                l.slowZ(), l.runZ(), this.pauseMs);
         this.endToEnd = null;
         this.run = null;
         this.load = null;

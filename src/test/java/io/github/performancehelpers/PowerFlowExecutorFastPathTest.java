@@ -60,13 +60,14 @@ class PowerFlowExecutorFastPathTest {
 
     /**
      * An executor in front of a one-thread pool (one slot), admitting at once, ticked by hand.
-     * Shedding off here and in the tests below that queue tasks behind a blocked one: the head's
-     * wait is real time, and the door refused the 72nd of 99 tasks queued once the head had
-     * waited 0.7 ms (a 50-ms budget over 72 places) on a loaded machine.
+     * Shedding off here and in {@link #onTheDefaultDelegateEveryChainedTaskHasItsOwnVirtualThread},
+     * which queue tasks behind a blocked one: the head's wait is real time, and the door refused
+     * the 72nd of 99 tasks queued once the head had waited 0.7 ms (a 50-ms budget over 72 places)
+     * on a loaded machine.
      */
     static PowerFlowExecutor onePoolThread(RecordingPool pool, ManualScheduler tick) {
-        return PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000).shedding(false)
-                .delegate(pool).ownsDelegate(true).poolSizer(rate -> 1).scheduler(tick).build();
+        return PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000).shedding(false).delegate(pool)
+                .ownsDelegate(true).poolSizer(rate -> 1).scheduler(tick).build();
     }
 
     /**
@@ -91,7 +92,7 @@ class PowerFlowExecutorFastPathTest {
     @Test
     void anIdleExecutorHandsOffOnTheSubmittingThread() throws Exception {
         RecordingPool pool = new RecordingPool(2);
-        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000).shedding(false)
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
                 .delegate(pool).ownsDelegate(true).poolSizer(rate -> 2).scheduler(new ManualScheduler()).build();
         try {
             e.execute(() -> { });
@@ -118,7 +119,7 @@ class PowerFlowExecutorFastPathTest {
                 super.execute(command);
             }
         };
-        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000).shedding(false)
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
                 .delegate(pool).ownsDelegate(true).poolSizer(rate -> 2).scheduler(new ManualScheduler()).build();
         self.set(e);
         AtomicBoolean ran = new AtomicBoolean();
@@ -218,8 +219,8 @@ class PowerFlowExecutorFastPathTest {
      */
     @Test
     void onTheDefaultDelegateEveryChainedTaskHasItsOwnVirtualThread() throws Exception {
-        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000).shedding(false)
-                .poolSizer(rate -> 1).scheduler(new ManualScheduler()).build();
+        PowerFlowExecutor e = PowerFlowExecutor.builder().rate(1_000_000).minRate(1).burst(1000)
+                .shedding(false).poolSizer(rate -> 1).scheduler(new ManualScheduler()).build();
         List<String> starts = Collections.synchronizedList(new ArrayList<>());
         List<Thread> threads = new CopyOnWriteArrayList<>();
         CountDownLatch first = new CountDownLatch(1);

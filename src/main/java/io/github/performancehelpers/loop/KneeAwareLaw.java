@@ -135,12 +135,12 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     or raises {@code C}. A pause is what a {@code PowerFlowExecutor}'s dispatcher sees when it
  *     wakes that much later than it asked to, with a task waiting for admission, or its tick, or
  *     the JVM's pause watch (a collector's pause, the machine descheduling the process, a CPU
- *     kept busy by other work); a bare controller sees none. Every call in flight then ends that much later, whatever the rate, so
- *     the reading says nothing about the downstream, and cutting on it (half, with the capacity
- *     bounded or measured low) leaves a long climb back (see {@code docs/knee-aware-law.md},
- *     section "Pauses of the process", which also says what it does not cover). A pause within 10 windows
- *     after an excused one is read like any other latency: pauses that frequent may be the load's
- *     own doing. Each excusing pause counts in {@link PowerFlowController.Stats#pausesExcused()}
+ *     kept busy by other work); a bare controller sees none. Every call in flight then ends that
+ *     much later, whatever the rate, so the reading says nothing about the downstream, and
+ *     cutting on it (half, with the capacity bounded or measured low) leaves a long climb back
+ *     (see {@code docs/knee-aware-law.md}, section "Pauses of the process", which also says what
+ *     it does not cover). A pause within 10 windows after an excused one is read like any other
+ *     latency: pauses that frequent may be the load's own doing. Each excusing pause counts in {@link PowerFlowController.Stats#pausesExcused()}
  *     (metric {@code power.flow.pauses.excused}, MXBean attribute {@code PausesExcused}); each
  *     window's {@code Observation} JFR event carries the pause noted in it and whether it was
  *     excused ({@link #excusedLast()}).</li>
