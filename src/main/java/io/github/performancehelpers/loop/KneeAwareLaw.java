@@ -733,7 +733,8 @@ public final class KneeAwareLaw implements RateLaw {
      * old at most, and one window's p99 alone, from a few hundred calls, scatters more than the
      * merged reading over a target near the service time's own p99.
      */
-    void forgetWindows() {
+    @Override
+    public void forgetWindows() {
         if (gathering) {
             recent.clear();
         }

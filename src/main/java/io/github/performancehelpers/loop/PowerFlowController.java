@@ -347,8 +347,8 @@ public final class PowerFlowController<T> implements AutoCloseable {
             lastObservedP99 = measured;
             double seconds = windowSeconds();
             if (hold) {
-                if (forget && law instanceof KneeAwareLaw knee) {
-                    knee.forgetWindows();
+                if (forget) {
+                    law.forgetWindows();
                 }
                 return rate;
             }
@@ -698,8 +698,9 @@ public final class PowerFlowController<T> implements AutoCloseable {
      * itself, and a rate cut on the same reading would stay below the downstream's capacity for
      * the law's climb; a window the cap limited reads as saturated at the cap's throughput).
      *
-     * @param forgetWindows whether the cap moved: the knee-aware law then forgets the sparse
-     *                      windows it merged, which ran with other calls in flight (a second of
+     * @param forgetWindows whether the cap moved: the law then forgets the windows it gathered
+     *                      ({@link RateLaw#forgetWindows()}; the knee-aware law's sparse windows
+     *                      merged so far), which ran with other calls in flight (a second of
      *                      calls queued inside a downstream before a cut, merged with the windows
      *                      after it, read over the target and cut the rate under the capacity)
      */

@@ -68,6 +68,18 @@ public interface RateLaw {
     }
 
     /**
+     * Forgets the windows the law has gathered but not yet acted on: they ran under other
+     * conditions than the next ones will (a {@link io.github.performancehelpers.PowerFlowExecutor}'s
+     * cap on the tasks in flight moved, and they ran with another number in flight). Called
+     * instead of {@link #step(Window)} for a window whose rate is held. Default: nothing, for a
+     * law that reads each window alone.
+     *
+     * @since 0.1.0
+     */
+    default void forgetWindows() {
+    }
+
+    /**
      * Reads the quantile {@code q} of a window as the controller reads it
      * ({@link PowerFlowController}, "Reading the quantile"): the order statistic whose expected population quantile is
      * {@code q}, the sample of 1-based rank {@code min(n, ceil(q × (n + 1)))} of the {@code n}

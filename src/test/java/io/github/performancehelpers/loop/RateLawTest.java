@@ -24,6 +24,7 @@ class RateLawTest {
         final RateLaw.Setup setup;
         final List<RateLaw.Window> windows = new ArrayList<>();
         int resets;
+        int forgets;
 
         HalvingLaw(RateLaw.Setup setup) {
             this.setup = setup;
@@ -44,6 +45,11 @@ class RateLawTest {
         public void reset() {
             resets++;
         }
+
+        @Override
+        public void forgetWindows() {
+            forgets++;
+        }
     }
 
     private HalvingLaw created;
@@ -51,6 +57,30 @@ class RateLawTest {
     private RateLaw create(RateLaw.Setup setup) {
         created = new HalvingLaw(setup);
         return created;
+    }
+
+    /**
+     * A held window (an executor's cap acted on it) is not the law's: the rate holds and the law
+     * is not stepped; when the cap moved, any law, not only the knee-aware one, is told to forget
+     * what it gathered.
+     */
+    @Test
+    void aHeldWindowIsNotSteppedAndAMoveOfTheCapIsForgottenByAnyLaw() {
+        PowerFlowController<String> flow = PowerFlowController.<String>builder().rate(100).minRate(10)
+                .maxRate(400).targetP99(30).controlLaw(this::create).ticker(t).build();
+        flow.record(12);
+        flow.holdNextStep(false);
+        assertEquals(100, flow.observe(1000));
+        assertEquals(0, created.windows.size());
+        assertEquals(0, created.forgets);
+        flow.record(12);
+        flow.holdNextStep(true);
+        assertEquals(100, flow.observe(1000));
+        assertEquals(0, created.windows.size());
+        assertEquals(1, created.forgets);
+        flow.record(12);
+        assertEquals(50, flow.observe(1000), "the next window is the law's again");
+        assertEquals(1, created.forgets);
     }
 
     @Test
