@@ -111,7 +111,11 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  *     can still start in time takes the place of one that cannot, and the queue holds a task
  *     when the next slot frees. A {@code Runnable} given to
  *     {@code execute} is never dropped once accepted, since its caller could not be told: only the
- *     door refuses it. Turn this off with {@link Builder#shedding(boolean) shedding(false)}.</li>
+ *     door refuses it, and it is let in behind at most half as many queued tasks as a
+ *     {@code submit}'s ({@link #UNSHEDDABLE_ROOM}): a cut of the cap on the tasks in flight or of
+ *     the rate after it queued slows the starts ahead of it, by up to half, and nothing can then
+ *     take it out of the queue. Turn this off with
+ *     {@link Builder#shedding(boolean) shedding(false)}.</li>
  * <li><b>The rate</b> (the downstream is the bottleneck): the starting rate and the ceiling
  *     default to {@link #OPEN_RATE}, a limit that never binds. The loop holds the run-time p99 at
  *     nine tenths of the target (the rest is the wait budget's floor); when it goes over, the law
@@ -411,6 +415,20 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     final PowerHistogram endToEnd;
     /** The end-to-end p99 of the last completed observation window, ms; NaN before one. */
     private volatile double lastEndToEndP99 = Double.NaN;
+    /**
+     * The share of the door's room (the tasks that may wait ahead of a newcomer, {@link
+     * WaitBudget#queueRoom}) that a task which cannot be shed once queued is let in behind: a
+     * {@code Runnable} given to {@code execute}. The door predicts a task's start at the pace the
+     * queue starts tasks when it arrives; a cut of the cap on the tasks in flight (at most by
+     * half a window, {@code InFlightCap.MAX_CUT}) or of the rate after that slows the starts
+     * ahead of it, and a task of {@code submit} is then shed in time, while a {@code Runnable}
+     * waits on and ends late. With the same room as a {@code submit}'s, such tasks missed the
+     * target in 2 to 4 of 5 settled blocks after a halving of the downstream's capacity in the
+     * field trial ({@code quota}, {@code batch}, and held-out {@code api} and {@code report},
+     * 60-s phases; benchmarks/fieldtrial.md).
+     */
+    static final double UNSHEDDABLE_ROOM = 0.5;
+
     /** Whether late tasks are refused at the door and shed from the queue (see "Shedding"). */
     private final boolean shedding;
     /** The target, nanoseconds. */
@@ -616,7 +634,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (shedding) {
             dropDeadHeads(job.enqueuedAt); // a head that waits for no one must not close the door
         }
-        if (shedding && lateAtDoor(job.enqueuedAt)) {
+        if (shedding && lateAtDoor(job.enqueuedAt, !sheddable(job))) {
             rejected.increment();
             LOOP.countDeclined(controller);
             reject(command, true);
@@ -838,6 +856,17 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * longer than the head has.
      */
     private boolean lateAtDoor(long now) {
+        return lateAtDoor(now, false);
+    }
+
+    /**
+     * {@link #lateAtDoor(long)} for a task that cannot be shed once queued ({@code unsheddable}:
+     * a {@code Runnable} given to {@code execute}), which is let in behind at most
+     * {@link #UNSHEDDABLE_ROOM} of the queued tasks a sheddable one may be. Under
+     * {@link RejectionPolicy#BLOCK} the door is read without it: the submitter's wait for it
+     * ({@link #blockedForRoom}) reads the door as a sheddable task's.
+     */
+    private boolean lateAtDoor(long now, boolean unsheddable) {
         budget.tighten(now);
         Runnable head = controller.queue().peek();
         if (!(head instanceof Job j)) {
@@ -853,6 +882,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         int ahead = j.queuedAhead();
         long paced = ahead == Job.AHEAD_UNKNOWN ? 0L : waited / (ahead + 1L);
         int room = budget.queueRoom(paced); // the length is read only where the queue can hold more
+        if (unsheddable && room != Integer.MAX_VALUE) {
+            room = (int) (room * UNSHEDDABLE_ROOM);
+        }
         return room < controller.queueCapacity() && controller.queue().size() > room;
     }
 

@@ -193,27 +193,31 @@ class SheddingTest {
      * newcomer's: the door also refuses a task that would wait past the budget behind those
      * queued, at the pace the last window started them (its mean run time over the tasks run at
      * once). One thread and a window of 20-ms tasks: a start every 20 ms, a budget of 25 ms; one
-     * Runnable queues (an empty queue waits only for the thread), the next, behind it, would wait
+     * task queues (an empty queue waits only for the thread), the next, behind it, would wait
      * about 40 ms and is refused, though the head has waited nothing. With 6-ms tasks (budget
-     * 39 ms) six queue (the sixth starts about 36 ms on) and the seventh (42) is refused. Every
-     * Runnable accepted runs.
+     * 39 ms) six tasks of {@code submit} queue (the sixth starts about 36 ms on) and the seventh
+     * (42) is refused; {@code Runnable}s, which cannot be shed once queued, are let in behind half
+     * as many (room for 5 ahead: 2), so three queue. Every task accepted runs.
      */
     @Test
     void theDoorRefusesATaskThatWouldWaitPastTheBudgetBehindTheQueue() throws Exception {
-        int[] runMillis = {20, 6};
-        int[] accepted = {1, 6};
-        double[] budgetMillis = {25, 39};
+        int[] runMillis = {20, 6, 20, 6};
+        boolean[] runnable = {false, false, true, true};
+        int[] accepted = {1, 6, 1, 3};
+        double[] budgetMillis = {25, 39, 25, 39};
         for (int k = 0; k < runMillis.length; k++) {
             PowerFlowExecutor e = onePool(RejectionPolicy.ABORT);
             windowOf(e, runMillis[k]);
             assertEquals(budgetMillis[k] * 1e6, e.waitBudgetNanos(), budgetMillis[k] * 1e6 * 0.02);
             CountDownLatch release = occupy(e);
             AtomicInteger ran = new AtomicInteger();
+            Runnable task = ran::incrementAndGet;
+            Runnable offer = runnable[k] ? () -> e.execute(task) : () -> e.submit(task);
             for (int i = 0; i < accepted[k]; i++) {
-                e.execute(ran::incrementAndGet);
+                offer.run();
             }
             assertEquals(accepted[k], e.stats().depth());
-            ShedException x = assertThrows(ShedException.class, () -> e.execute(ran::incrementAndGet));
+            ShedException x = assertThrows(ShedException.class, offer::run);
             assertTrue(x.getMessage().startsWith("a task queued behind the " + accepted[k] + " waiting would wait over "
                     + "the wait budget of " + String.format(java.util.Locale.ROOT, "%.1f", budgetMillis[k])), x.getMessage());
             assertEquals(1, e.stats().rejected());
@@ -228,11 +232,12 @@ class SheddingTest {
      * The last window's pace is a light load's where a burst then fills the executor: the door
      * also reads the pace the queue shows now, from the head's wait and the tasks that were ahead
      * of it. After a window of 1-ms tasks (budget 44 ms, a start predicted every millisecond:
-     * room for 43) the thread is held; three Runnables queue, and 10 ms pass with none started.
+     * room for 43) the thread is held; three tasks queue, and 10 ms pass with none started.
      * The queue takes at least 10 ms a start now: a fourth waits about 40 ms and goes in, a fifth
      * would wait 50 and is refused, though the head has waited 10 and the last window's pace
-     * would let in 43. Under BLOCK the same door holds the fifth's submitter instead. Every
-     * Runnable accepted runs.
+     * would let in 43. Under ABORT the tasks are {@code submit}'s (a {@code Runnable} is let in
+     * behind half the room: above); under BLOCK the same door holds the fifth's submitter
+     * instead, for {@code Runnable}s too. Every task accepted runs.
      */
     @Test
     void theDoorReadsThePaceTheQueueShowsNow() throws Exception {
@@ -242,14 +247,16 @@ class SheddingTest {
             assertEquals(44e6, e.waitBudgetNanos(), 44e6 * 0.02);
             CountDownLatch release = occupy(e);
             AtomicInteger ran = new AtomicInteger();
+            Runnable task = ran::incrementAndGet;
+            Runnable offer = policy == RejectionPolicy.ABORT ? () -> e.submit(task) : () -> e.execute(task);
             for (int i = 0; i < 3; i++) {
-                e.execute(ran::incrementAndGet);
+                offer.run();
             }
             t.advanceMillis(10);
-            e.execute(ran::incrementAndGet); // (3 + 1) x 10 ms = 40 ms, within 44
+            offer.run(); // (3 + 1) x 10 ms = 40 ms, within 44
             assertEquals(4, e.stats().depth(), policy.toString());
             if (policy == RejectionPolicy.ABORT) {
-                ShedException x = assertThrows(ShedException.class, () -> e.execute(ran::incrementAndGet));
+                ShedException x = assertThrows(ShedException.class, offer::run);
                 assertTrue(x.getMessage().startsWith("a task queued behind the 4 waiting would wait over the wait "
                         + "budget of 44.0"), x.getMessage());
                 assertEquals(1, e.stats().rejected());
