@@ -111,9 +111,10 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  *     can still start in time takes the place of one that cannot, and the queue holds a task
  *     when the next slot frees. A {@code Runnable} given to {@code execute} is never dropped once
  *     accepted, since its caller could not be told: only the door refuses it, and it is let in
- *     behind at most half as many queued tasks as a {@code submit}'s, for a cut of the cap on the
- *     tasks in flight or of the rate after it queued slows the starts ahead of it, by up to half,
- *     and nothing can then take it out of the queue. Turn shedding off with
+ *     behind at most half as many queued tasks as a {@code submit}'s (a submitter under
+ *     {@link RejectionPolicy#BLOCK} waits for the door as a {@code submit}'s), for a cut of the
+ *     cap on the tasks in flight or of the rate after it queued slows the starts ahead of it, by
+ *     up to half, and nothing can then take it out of the queue. Turn shedding off with
  *     {@link Builder#shedding(boolean) shedding(false)}.</li>
  * <li><b>The rate</b> (the downstream is the bottleneck): the starting rate and the ceiling
  *     default to {@link #OPEN_RATE}, a limit that never binds. The loop holds the run-time p99 at
