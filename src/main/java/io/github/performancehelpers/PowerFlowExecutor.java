@@ -415,20 +415,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     final PowerHistogram endToEnd;
     /** The end-to-end p99 of the last completed observation window, ms; NaN before one. */
     private volatile double lastEndToEndP99 = Double.NaN;
-    /**
-     * The share of the door's room (the tasks that may wait ahead of a newcomer, {@link
-     * WaitBudget#queueRoom}) that a task which cannot be shed once queued is let in behind: a
-     * {@code Runnable} given to {@code execute}. The door predicts a task's start at the pace the
-     * queue starts tasks when it arrives; a cut of the cap on the tasks in flight (at most by
-     * half a window, {@code InFlightCap.MAX_CUT}) or of the rate after that slows the starts
-     * ahead of it, and a task of {@code submit} is then shed in time, while a {@code Runnable}
-     * waits on and ends late. With the same room as a {@code submit}'s, such tasks missed the
-     * target in 2 to 4 of 5 settled blocks after a halving of the downstream's capacity in the
-     * field trial ({@code quota}, {@code batch}, and held-out {@code api} and {@code report},
-     * 60-s phases; benchmarks/fieldtrial.md).
-     */
-    static final double UNSHEDDABLE_ROOM = 0.5;
-
     /** Whether late tasks are refused at the door and shed from the queue (see "Shedding"). */
     private final boolean shedding;
     /** The target, nanoseconds. */
@@ -862,7 +848,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     /**
      * {@link #lateAtDoor(long)} for a task that cannot be shed once queued ({@code unsheddable}:
      * a {@code Runnable} given to {@code execute}), which is let in behind at most
-     * {@link #UNSHEDDABLE_ROOM} of the queued tasks a sheddable one may be. Under
+     * {@link WaitBudget#UNSHEDDABLE_ROOM} of the queued tasks a sheddable one may be. Under
      * {@link RejectionPolicy#BLOCK} the door is read without it: the submitter's wait for it
      * ({@link #blockedForRoom}) reads the door as a sheddable task's.
      */
@@ -881,10 +867,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         // window read.
         int ahead = j.queuedAhead();
         long paced = ahead == Job.AHEAD_UNKNOWN ? 0L : waited / (ahead + 1L);
-        int room = budget.queueRoom(paced); // the length is read only where the queue can hold more
-        if (unsheddable && room != Integer.MAX_VALUE) {
-            room = (int) (room * UNSHEDDABLE_ROOM);
-        }
+        int room = budget.queueRoom(paced, unsheddable); // the length is read only where the queue can hold more
         return room < controller.queueCapacity() && controller.queue().size() > room;
     }
 

@@ -48,6 +48,19 @@ final class WaitBudget {
      */
     static final double AIM = 0.9;
 
+    /**
+     * The share of the room ({@link #queueRoom}) that a task which cannot be shed once queued is
+     * let in behind: a {@code Runnable} given to {@code execute}. The door predicts a task's start
+     * at the pace the queue starts tasks when it arrives; a cut of the cap on the tasks in flight
+     * (at most by half a window, {@code InFlightCap.MAX_CUT}) or of the rate after that slows the
+     * starts ahead of it, and a task of {@code submit} is then shed in time, while a
+     * {@code Runnable} waits on and ends late. With the same room as a {@code submit}'s, such
+     * tasks missed the target in 2 to 4 of 5 settled blocks after a halving of the downstream's
+     * capacity in the field trial ({@code quota}, {@code batch}, and held-out {@code api} and
+     * {@code report}, 60-s phases; benchmarks/fieldtrial.md).
+     */
+    static final double UNSHEDDABLE_ROOM = 0.5;
+
     private final long targetNanos;
     /** The least budget, ns: {@link PowerFlowExecutor#MIN_WAIT_SHARE} of the target. */
     private final double floorNanos;
@@ -117,16 +130,19 @@ final class WaitBudget {
      * field trial's {@code bursts}: 0.29 ms predicted, 0.63 ms taken, and {@code execute} tasks
      * ended 100–130 ms against an 80-ms target).
      *
-     * @param pacedNanos how long the queue has taken per task started, ns, as its head shows it;
-     *                   0 when the queue shows none
+     * @param pacedNanos  how long the queue has taken per task started, ns, as its head shows it;
+     *                    0 when the queue shows none
+     * @param unsheddable whether the newcomer cannot be shed once queued: it gets
+     *                    {@link #UNSHEDDABLE_ROOM} of the room (rounded down)
      */
-    int queueRoom(long pacedNanos) {
+    int queueRoom(long pacedNanos, boolean unsheddable) {
         long d = Math.max(drainNanos, pacedNanos);
         if (d <= 0) {
             return Integer.MAX_VALUE;
         }
         // (depth + 1) × d > nanos  ⇔  depth + 1 > floor(nanos / d), depth being an integer
-        return (int) Math.min(Integer.MAX_VALUE, Math.max(0L, nanos / d - 1));
+        int room = (int) Math.min(Integer.MAX_VALUE, Math.max(0L, nanos / d - 1));
+        return unsheddable ? (int) (room * UNSHEDDABLE_ROOM) : room;
     }
 
     /**

@@ -140,8 +140,8 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     cutting on it (half, with the capacity bounded or measured low) leaves a long climb back
  *     (see {@code docs/knee-aware-law.md}, section "Pauses of the process", which also says what
  *     it does not cover). A pause within 10 windows after an excused one is read like any other
- *     latency: pauses that frequent may be the load's own doing. Each excusing pause counts in {@link PowerFlowController.Stats#pausesExcused()}
- *     (metric {@code power.flow.pauses.excused}, MXBean attribute {@code PausesExcused}); each
+ *     latency: pauses that frequent may be the load's own doing. Each excusing pause counts in
+ *     {@link PowerFlowController.Stats#pausesExcused()} (metric {@code power.flow.pauses.excused}, MXBean attribute {@code PausesExcused}); each
  *     window's {@code Observation} JFR event carries the pause noted in it and whether it was
  *     excused ({@link #excusedLast()}).</li>
  * <li><b>The flow.</b> {@code r} in the decrease, in the sparse test and in the capacity rules
