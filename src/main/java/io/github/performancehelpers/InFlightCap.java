@@ -50,7 +50,14 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     budget is over the downstream's own p99, and growing up to it would fill the downstream's
  *     queue (a database of 8 slots held 13 in flight, a mean run time 1.6 times its own).</li>
  * <li><b>Cut</b> when callers were late (the window's end-to-end p99 over the target, or tasks
- *     refused or shed), {@code r > B}, and the calls queued inside. With the cap open, unless
+ *     refused or shed), {@code r > B}, and the calls queued inside. With the cap open, also before
+ *     the callers are late, and whatever the start-load statistics below read, when the window's
+ *     mean run time is over {@code B} and over {@link #ROOM} times the reference's (below) with at
+ *     least {@link #ROOM_STEP} more in flight: the calls are queueing inside, and the next
+ *     window's callers will be late (at the onset of the field trial's batch overload, 4 slots
+ *     behind a pool of 32, the callers read late a merged window after the mean passed the
+ *     budget, and the statistics of 75 calls that all queued stopped the cut one more: the first
+ *     cut came 5 s in, with up to 29 calls in flight). With the cap open, unless
  *     something shows that they did not: that those over the target started at no higher
  *     concurrency than the rest ({@link #QUEUED_Z}), or that those that started at the highest
  *     concurrency ran no longer ({@link #QUEUED_RUN_Z}). With the cap binding, where every call
@@ -101,17 +108,18 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     the last {@link #REFERENCE_SPAN} to twice as many windows stepped on, or a window of the
  *     newer span that ran more than {@link #ROOM} faster than the older's (the downstream's
  *     speed now; one that ran slower with more in flight may have queued, and the older stays
- *     until its span is dropped); a surge (above) with no more in flight than the window before
- *     (by {@link #ROOM_STEP}) forgets them all, for a downstream that slowed for good would
- *     otherwise read as queueing against its old speed for up to {@code 2 × REFERENCE_SPAN}
- *     windows, and the window of the surge is of neither speed. Queueing only adds to a call's
- *     run time, so the run time of the fewest in flight is the downstream's own; more calls in
- *     flight that ran as fast did not queue inside it, and it has room for them (a database
- *     given back its slots whose own p99 is over the budget, which the rule above never grows).
- *     A cut there would only cost
- *     throughput, for the run time it would shorten is not queueing. Where the reference itself
- *     queued (a FIFO server at any concurrency over one), more in flight run longer in proportion
- *     and this fires only on a mean that scatters by more than half that rise. Limits: after a
+ *     until its span is dropped); a surge (above) whose mean run time rose {@link #VOID} times
+ *     (not {@code ROOM}'s tenth, by which the mean of 50 slow calls scatters) with no more in
+ *     flight than the window before (by {@link #ROOM_STEP}) forgets them all, for a downstream
+ *     that slowed for good would otherwise read as queueing against its old speed for up to
+ *     {@code 2 × REFERENCE_SPAN} windows, and the window of the surge is of neither speed.
+ *     Queueing only adds to a call's run time, so the run time of the fewest in flight is the
+ *     downstream's own; more calls in flight that ran as fast did not queue inside it, and it has
+ *     room for them (a database given back its slots whose own p99 is over the budget, which the
+ *     rule above never grows). A cut there would only cost throughput, for the run time it would
+ *     shorten is not queueing. Where the reference itself queued (a FIFO server at any
+ *     concurrency over one), more in flight run longer in proportion and this fires only on a
+ *     mean that scatters by more than half that rise. Limits: after a
  *     cut, the reference is the cut's level, so a cap that binds steadily shows no room until it
  *     has grown by another rule; a downstream that queues a little (a tenth) still reads as
  *     room, so the cap overshoots its slots by up to a quarter before the cut takes it back; and
@@ -417,9 +425,10 @@ final class InFlightCap {
             ownLeft = OWN_SPAN;
             ownMeanMs = reference.runMs();
         }
-        if (surged && n <= previousN + ROOM_STEP) {
+        if (surged && w.meanRunMs() > VOID * previousMeanRun && n <= previousN + ROOM_STEP) {
             // The downstream changed at the same load: its old speed is no reference, and the
-            // window of the change is of neither speed.
+            // window of the change is of neither speed. A mean up a quarter, not ROOM's tenth: a
+            // window of 50 slow calls scatters by that much (batch's underload cleared it).
             reference.clear();
         } else {
             reference.add(n, w.meanRunMs(), r);
@@ -459,11 +468,15 @@ final class InFlightCap {
             double by = r <= NEAR * budget ? budgetRatio(budget, r) : GROW_MIN;
             return capAt(Math.max((long) Math.ceil(c * by), takeRestore(c)));
         }
+        // Callers not late yet, but with the cap open the calls queue inside so long that their mean
+        // run time is over the budget, more than the reference's with more in flight: the next
+        // window's will be, and every call started meanwhile waits inside, where it cannot be shed.
+        boolean queuing = c == OPEN && w.meanRunMs() > budget && slower;
         // At a binding cap every call starts with the same number in flight, and the start-load
         // statistics read nothing: a cut there needs the run time itself to show the queueing.
-        if (w.late() && r > budget
+        if ((w.late() || queuing) && r > budget
                 && (binds ? surged || queued || drainMore
-                        : c == OPEN && !(w.slowLoadZ() < QUEUED_Z) && !(w.runLoadZ() < QUEUED_RUN_Z))) {
+                        : c == OPEN && (queuing || !(w.slowLoadZ() < QUEUED_Z) && !(w.runLoadZ() < QUEUED_RUN_Z)))) {
             unbound = 0;
             long to = Math.max((long) Math.ceil(MAX_CUT * n), (long) Math.floor(n * budget / r));
             if (holdLeft > 0) {

@@ -635,4 +635,44 @@ class InFlightCapTest {
             assertEquals(pauseMs == 0 ? InFlightCap.OPEN : 10, next, "pause " + pauseMs + " ms");
         }
     }
+
+    /**
+     * The onset of an overload on a FIFO of a few slots with slow calls (the field trial's batch
+     * API: 4 slots, 108 ms on average, its own p99 250 ms, a 600-ms target): the pool lets the
+     * calls queue inside, and their mean run time passes the run time's budget a window before
+     * the callers are late. The open cap is cut then, though the start-load statistics of so few
+     * calls do not show it; not on a p99 over the budget with the mean under it (the tail of calls
+     * that queued behind a burst), nor on a service slow at any concurrency. A window of 60 such
+     * calls whose mean scatters a tenth and whose p99 (the largest) jumps is no new downstream:
+     * the reference stays.
+     */
+    @Test
+    void callsQueuedInsideAnOpenCapAreCutBeforeTheCallersAreLate() {
+        InFlightCap c = new InFlightCap(600);
+        for (int i = 0; i < 10; i++) {
+            assertEquals(InFlightCap.OPEN, c.step(onTime(2.5, 105, 230, Double.NaN)), "underload");
+        }
+        assertEquals(InFlightCap.OPEN, c.step(onTime(3.5, 135, 320, 2.0)), "a p99 over the budget, the mean under it");
+        for (int i = 0; i < 3; i++) {
+            c.step(onTime(2.5, 105, 230, Double.NaN));
+        }
+        assertEquals(InFlightCap.OPEN, c.step(onTime(2.6, 117, 330, Double.NaN)), "scatter at the same load");
+        // 14 in flight on 4 slots serving 38/s: 320 ms each, the p99 still under the target.
+        int cut = c.step(onTime(14, 320, 590, 1.5));
+        assertEquals(7, cut, "half of them, at most: " + cut);
+
+        InFlightCap slow = new InFlightCap(600);
+        for (int i = 0; i < 10; i++) {
+            slow.step(onTime(2, 350, 550, Double.NaN));
+        }
+        assertEquals(InFlightCap.OPEN, slow.step(onTime(6, 360, 560, 1.5)), "as slow with more in flight");
+    }
+
+    /**
+     * A window of 60 calls on time, {@code n} in flight on average, with its mean and p99 run time,
+     * and the run-time start-load statistic ({@code StartLoad}).
+     */
+    private static InFlightCap.Window onTime(double n, double meanMs, double p99Ms, double runLoadZ) {
+        return new InFlightCap.Window(1, 60, 60, n, meanMs, p99Ms, false, false, Double.NaN, runLoadZ);
+    }
 }
