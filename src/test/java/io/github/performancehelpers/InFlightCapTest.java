@@ -669,6 +669,34 @@ class InFlightCapTest {
     }
 
     /**
+     * A cap that binds under its budget on a downstream that queues inside (the mean run time rose
+     * in proportion to the calls in flight over the reference's) grows to the level at which the
+     * run time reaches the budget, not by a quarter past it; where the mean did not rise, by the
+     * quarter still. A fixed-rate server of 200/s behind a 100-ms target: 9 in flight run 44.8 ms at
+     * the p99, and 12 would run 60 against the 50-ms budget.
+     */
+    @Test
+    void aCapThatQueuesInsideGrowsToTheBudgetNotPastIt() {
+        assertEquals(10, afterBindingUnderTheBudget(43), "9 x 50 / 44.8, floored");
+        assertEquals(12, afterBindingUnderTheBudget(33), "9 x 1.25: the mean did not rise, no queueing shown");
+    }
+
+    /**
+     * Cuts an open cap to 7 (14 in flight ran 100 ms), grows it to 9 on a window of 6.6 in flight
+     * (mean 33, p99 40), then steps a window of 8.6 in flight at a p99 of 44.8 ms and the given mean,
+     * callers on time; returns the cap after it.
+     */
+    private static int afterBindingUnderTheBudget(double meanMs) {
+        InFlightCap c = new InFlightCap(100);
+        assertEquals(7, c.step(new InFlightCap.Window(1, 200, 200, 14, 70, 100, true, false, Double.NaN,
+                Double.NaN)));
+        assertEquals(9, c.step(new InFlightCap.Window(1, 200, 200, 6.6, 33, 40, false, false, Double.NaN,
+                Double.NaN)));
+        return c.step(new InFlightCap.Window(1, 200, 200, 8.6, meanMs, 44.8, false, false, Double.NaN,
+                Double.NaN));
+    }
+
+    /**
      * A window of 60 calls on time, {@code n} in flight on average, with its mean and p99 run time,
      * and the run-time start-load statistic ({@code StartLoad}).
      */
