@@ -89,13 +89,13 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     {@code B / r}, at least {@link #GROW_MIN} and at most {@link #GROW_MAX} times (a downstream
  *     whose capacity grew runs the same calls in less time, and a database given more slots runs
  *     them in the same time: the only way to find those is to offer more); nearer {@code B}, by
- *     one. Where the window's mean run time is over {@link #ROOM} times the reference's (below)
- *     with at least {@link #ROOM_STEP} more in flight, the downstream queues inside and its run
- *     time is in proportion to the calls in flight: the cap grows to {@code floor(c × B / r)},
- *     at least by one, the level at which the run time reaches the budget (as the cut's), for
- *     {@code GROW_MIN} would carry it past (a fixed-rate server's cap grew from 9 to 12 at a
- *     run-time p99 of 44.8 ms against a 50-ms budget, and the callers of every fourth window were
- *     late).</li>
+ *     one. Under {@code NEAR} of {@code B}, where the window's mean run time is over {@link #ROOM}
+ *     times the reference's (below) with at least {@link #ROOM_STEP} more in flight, the
+ *     downstream queues inside and its run time is in proportion to the calls in flight: the cap
+ *     grows to {@code floor(c × B / r)} (at most {@code GROW_MAX} times), at least by one, the
+ *     level at which the run time reaches the budget (as the cut's), for {@code GROW_MIN} would
+ *     carry it past (a fixed-rate server's cap grew from 9 to 12 at a run-time p99 of 44.8 ms
+ *     against a 50-ms budget, and the callers of every fourth window were late).</li>
  * <li><b>Probe</b> when the cap bound, callers were late, {@code r > B}, nothing above cut it, and
  *     the window's mean run time is no more over the reference's (below) than half the rise a
  *     FIFO server's would show with its extra calls in flight (half of {@link #ROOM}'s tenth at
