@@ -415,6 +415,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     final PowerHistogram endToEnd;
     /** The end-to-end p99 of the last completed observation window, ms; NaN before one. */
     private volatile double lastEndToEndP99 = Double.NaN;
+    /** Tasks shed and refused up to the last window's end: the tick's ({@link #endWindow}). */
+    private long turnedAwayBefore;
     /** Whether late tasks are refused at the door and shed from the queue (see "Shedding"). */
     private final boolean shedding;
     /** The target, nanoseconds. */
@@ -961,6 +963,10 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             } else if (!Double.isNaN(run)) {
                 budget.setFrom(run);
             }
+            long turnedAway = shed.sum() + rejected.sum();
+            budget.calm(turnedAway == turnedAwayBefore && !(e2eP99 > targetNanos / 1e6)
+                    && delegate.inFlightCap() == InFlightCap.OPEN);
+            turnedAwayBefore = turnedAway;
         }
         FlowEvents.executorWindow(name, last, e2eP99, budget.nanos(), shed.sum(), unreachable, inFlightLimit());
     }

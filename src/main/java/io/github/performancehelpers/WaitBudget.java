@@ -57,7 +57,8 @@ final class WaitBudget {
      * {@code Runnable} waits on and ends late. With the same room as a {@code submit}'s, such
      * tasks missed the target in 2 to 4 of 5 settled blocks after a halving of the downstream's
      * capacity in the field trial ({@code quota}, {@code batch}, and held-out {@code api} and
-     * {@code report}, 60-s phases; benchmarks/fieldtrial.md).
+     * {@code report}, 60-s phases; benchmarks/fieldtrial.md). Only while a cut may come: after
+     * a calm window ({@link #calm}) such a task gets the whole room, as a {@code submit}'s.
      */
     static final double UNSHEDDABLE_ROOM = 0.5;
 
@@ -79,6 +80,16 @@ final class WaitBudget {
     private volatile long drainNanos;
     /** The run-time p99 the budget was last set from, ms; NaN when none (or unreachable). */
     private volatile double runMs = Double.NaN;
+    /**
+     * Whether the last window was calm: its callers on time, nothing shed or refused, and no cap
+     * on the tasks in flight for the next. The cuts the half room ({@link #UNSHEDDABLE_ROOM})
+     * allows for come on windows whose callers were late, or with the cap binding; after a calm
+     * one the pace the door predicts is the likely one, and the half room refused, in an
+     * underload, tasks that would have started in time (the field trial's {@code pool}: 1 to 21
+     * of about 7,700 in a run, a burst of arrivals queued 10 deep behind 8 busy threads, where a
+     * start came every 1.3 ms against a 25-ms budget).
+     */
+    private volatile boolean calm;
     /** The ticker time from which the budget may next be tightened. */
     @SuppressWarnings("unused") // through NEXT_TIGHTEN
     private volatile long nextTighten;
@@ -133,7 +144,8 @@ final class WaitBudget {
      * @param pacedNanos  how long the queue has taken per task started, ns, as its head shows it;
      *                    0 when the queue shows none
      * @param unsheddable whether the newcomer cannot be shed once queued: it gets
-     *                    {@link #UNSHEDDABLE_ROOM} of the room (rounded down)
+     *                    {@link #UNSHEDDABLE_ROOM} of the room (rounded down) unless the last
+     *                    window was calm ({@link #calm(boolean)})
      */
     int queueRoom(long pacedNanos, boolean unsheddable) {
         long d = Math.max(drainNanos, pacedNanos);
@@ -142,7 +154,16 @@ final class WaitBudget {
         }
         // (depth + 1) × d > nanos  ⇔  depth + 1 > floor(nanos / d), depth being an integer
         int room = (int) Math.min(Integer.MAX_VALUE, Math.max(0L, nanos / d - 1));
-        return unsheddable ? (int) (room * UNSHEDDABLE_ROOM) : room;
+        return unsheddable && !calm ? (int) (room * UNSHEDDABLE_ROOM) : room;
+    }
+
+    /**
+     * Says whether the window that just ended was calm: its end-to-end p99 within the target,
+     * nothing shed or refused in it, and the cap on the tasks in flight open for the next. The
+     * window's end sets it ({@code PowerFlowExecutor.endWindow}).
+     */
+    void calm(boolean calm) {
+        this.calm = calm;
     }
 
     /**

@@ -196,14 +196,14 @@ class SheddingTest {
      * task queues (an empty queue waits only for the thread), the next, behind it, would wait
      * about 40 ms and is refused, though the head has waited nothing. With 6-ms tasks (budget
      * 39 ms) six tasks of {@code submit} queue (the sixth starts about 36 ms on) and the seventh
-     * (42) is refused; {@code Runnable}s, which cannot be shed once queued, are let in behind half
-     * as many (room for 5 ahead: 2), so three queue. Every task accepted runs.
+     * (42) is refused; after such a calm window (callers on time, nothing refused, no cap) so do
+     * six {@code Runnable}s. Every task accepted runs.
      */
     @Test
     void theDoorRefusesATaskThatWouldWaitPastTheBudgetBehindTheQueue() throws Exception {
         int[] runMillis = {20, 6, 20, 6};
         boolean[] runnable = {false, false, true, true};
-        int[] accepted = {1, 6, 1, 3};
+        int[] accepted = {1, 6, 1, 6};
         double[] budgetMillis = {25, 39, 25, 39};
         for (int k = 0; k < runMillis.length; k++) {
             PowerFlowExecutor e = onePool(RejectionPolicy.ABORT);
@@ -226,6 +226,46 @@ class SheddingTest {
             await(() -> ran.get() == all);
             terminate(e);
         }
+    }
+
+    /**
+     * A {@code Runnable} of {@code execute}, which cannot be shed once queued, is let in behind
+     * half the room a {@code submit}'s task gets after a window that was not calm, for a cut may
+     * then slow the starts ahead of it. A calm window of 6-ms tasks (budget 39 ms); in the next,
+     * six tasks of 6 ms queue behind the thread and a seventh is refused: that window's mean run
+     * time is 36 ms over 7 tasks (the one that held the thread took none), a start every 5.1 ms,
+     * room for 6 ahead, so a {@code submit} could queue 7, and {@code Runnable}s queue 4 (room for
+     * 3 ahead), the fifth refused. Every task accepted runs.
+     */
+    @Test
+    void afterAWindowThatRefusedARunnableGetsHalfTheRoom() throws Exception {
+        PowerFlowExecutor e = onePool(RejectionPolicy.ABORT);
+        windowOf(e, 6);
+        assertEquals(39e6, e.waitBudgetNanos(), 39e6 * 0.02);
+        CountDownLatch release = occupy(e);
+        AtomicInteger ran = new AtomicInteger();
+        for (int i = 0; i < 6; i++) {
+            e.submit(() -> {
+                t.advanceMillis(6);
+                ran.incrementAndGet();
+            });
+        }
+        assertThrows(ShedException.class, () -> e.submit(ran::incrementAndGet));
+        release.countDown();
+        await(() -> ran.get() == 6 && e.stats().recorded() == 8);
+        t.advanceMillis(1000 - 36);
+        s.runAll();
+        assertEquals(39e6, e.waitBudgetNanos(), 39e6 * 0.02);
+        CountDownLatch again = occupy(e);
+        for (int i = 0; i < 4; i++) {
+            e.execute(ran::incrementAndGet);
+        }
+        assertEquals(4, e.stats().depth());
+        assertThrows(ShedException.class, () -> e.execute(ran::incrementAndGet));
+        assertEquals(2, e.stats().rejected());
+        again.countDown();
+        await(() -> ran.get() == 10);
+        terminate(e);
     }
 
     /**
