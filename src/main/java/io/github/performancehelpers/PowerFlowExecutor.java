@@ -415,8 +415,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     final PowerHistogram endToEnd;
     /** The end-to-end p99 of the last completed observation window, ms; NaN before one. */
     private volatile double lastEndToEndP99 = Double.NaN;
-    /** Tasks shed and refused up to the last window's end: the tick's ({@link #endWindow}). */
-    private long turnedAwayBefore;
     /** Whether late tasks are refused at the door and shed from the queue (see "Shedding"). */
     private final boolean shedding;
     /** The target, nanoseconds. */
@@ -439,6 +437,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private final CapWindows capWindows;
     /** The refusals and sheds counted up to the last window's end; the tick's. */
     private long refusedSeen;
+    /** Whether the window the tick is ending refused or shed a task ({@link #countRefusals}); the tick's. */
+    private boolean refusedInWindow;
     private final RejectionPolicy rejectionPolicy;
     private final PoolSizer poolSizer;
     /** Whether a submitter waits for room ({@link RejectionPolicy#BLOCK}). */
@@ -938,6 +938,17 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     }
 
     /**
+     * Notes whether the window the tick is ending refused or shed a task, for the cap
+     * ({@link #stepInFlightCap}) and the door ({@link #endWindow}). Called by the tick once a
+     * window, before either.
+     */
+    void countRefusals() {
+        long refused = shed.sum() + rejected.sum();
+        refusedInWindow = refused != refusedSeen;
+        refusedSeen = refused;
+    }
+
+    /**
      * Ends an observation window, after the tick's {@code observe}: keeps the window's end-to-end
      * p99 and resets it, and sets the wait budget from the law's reading (see "Shedding").
      */
@@ -963,10 +974,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             } else if (!Double.isNaN(run)) {
                 budget.setFrom(run);
             }
-            long turnedAway = shed.sum() + rejected.sum();
-            budget.calm(turnedAway == turnedAwayBefore && !(e2eP99 > targetNanos / 1e6)
+            budget.calm(!refusedInWindow && !(e2eP99 > targetNanos / 1e6)
                     && delegate.inFlightCap() == InFlightCap.OPEN);
-            turnedAwayBefore = turnedAway;
         }
         FlowEvents.executorWindow(name, last, e2eP99, budget.nanos(), shed.sum(), unreachable, inFlightLimit());
     }
@@ -1009,11 +1018,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (inFlightCap == null) {
             return;
         }
-        long refused = shed.sum() + rejected.sum();
-        boolean refusedNow = refused != refusedSeen;
-        refusedSeen = refused;
         InFlightCap.Window w = capWindows.add(seconds, endToEnd.snapshot(), controller.latency().snapshot(), load,
-                refusedNow, LOOP.lawStats(controller).targetUnreachable(), LOOP.stallNanos(controller) / 1e6);
+                refusedInWindow, LOOP.lawStats(controller).targetUnreachable(), LOOP.stallNanos(controller) / 1e6);
         int before = inFlightCap.cap();
         if (w == null) {
             // Gathering a sparse window: the cap holds, and a window it limited is still not the law's.

@@ -145,6 +145,7 @@ final class Tick {
             if (fixedRate) {
                 controller.latency().snapshotAndReset();
                 ex.queueWait.snapshotAndReset();
+                ex.countRefusals();
                 ex.endWindow();
                 return;
             }
@@ -162,6 +163,7 @@ final class Tick {
             }
             StartLoad.Verdict load = ex.startLoad.take();
             LOOP.noteStartLoad(controller, load.slowZ(), load.runZ());
+            ex.countRefusals();
             ex.stepInFlightCap(load, elapsed / 1e9); // before the law: one actuator a window
             double previous = controller.rate();
             double rate = controller.observe(elapsed / 1e6); // in the rate limiter on return
