@@ -83,11 +83,13 @@ final class WaitBudget {
     /**
      * Whether the last window was calm: its callers on time, nothing shed or refused, and no cap
      * on the tasks in flight for the next. The cuts the half room ({@link #UNSHEDDABLE_ROOM})
-     * allows for come on windows whose callers were late, or with the cap binding; after a calm
-     * one the pace the door predicts is the likely one, and the half room refused, in an
-     * underload, tasks that would have started in time (the field trial's {@code pool}: 1 to 21
-     * of about 7,700 in a run, a burst of arrivals queued 10 deep behind 8 busy threads, where a
-     * start came every 1.3 ms against a 25-ms budget).
+     * allows for come on windows whose callers were late or with the cap binding, and, with the
+     * cap open, on a window whose calls queued inside the downstream past the run time's budget;
+     * after a calm window the pace the door predicts is the likely one, and the half room
+     * refuses, in an underload, tasks that would start in time (behind one busy thread that starts
+     * a task every 6 ms, with a 39-ms budget: 3 let in where 6 start within it;
+     * {@code SheddingTest}). Limit: a task let in under the whole room late in a window whose
+     * calls begin to queue inside may still see the open cap's cut at that window's end.
      */
     private volatile boolean calm;
     /** The ticker time from which the budget may next be tightened. */
