@@ -114,7 +114,8 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  *     behind at most half as many queued tasks as a {@code submit}'s (a submitter under
  *     {@link RejectionPolicy#BLOCK} waits for the door as a {@code submit}'s), for a cut of the
  *     cap on the tasks in flight or of the rate after it queued slows the starts ahead of it, by
- *     up to half, and nothing can then take it out of the queue. Turn shedding off with
+ *     up to half, and nothing can then take it out of the queue; after a calm window (callers on
+ *     time, nothing shed or refused, the cap open) it is let in behind as many. Turn shedding off with
  *     {@link Builder#shedding(boolean) shedding(false)}.</li>
  * <li><b>The rate</b> (the downstream is the bottleneck): the starting rate and the ceiling
  *     default to {@link #OPEN_RATE}, a limit that never binds. The loop holds the run-time p99 at
@@ -850,7 +851,8 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     /**
      * {@link #lateAtDoor(long)} for a task that cannot be shed once queued ({@code unsheddable}:
      * a {@code Runnable} given to {@code execute}), which is let in behind at most
-     * {@link WaitBudget#UNSHEDDABLE_ROOM} of the queued tasks a sheddable one may be. Under
+     * {@link WaitBudget#UNSHEDDABLE_ROOM} of the queued tasks a sheddable one may be, unless the
+     * last window was calm ({@link WaitBudget#queueRoom}). Under
      * {@link RejectionPolicy#BLOCK} the door is read without it: the submitter's wait for it
      * ({@link #blockedForRoom}) reads the door as a sheddable task's.
      */

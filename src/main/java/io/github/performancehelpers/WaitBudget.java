@@ -57,8 +57,8 @@ final class WaitBudget {
      * {@code Runnable} waits on and ends late. With the same room as a {@code submit}'s, such
      * tasks missed the target in 2 to 4 of 5 settled blocks after a halving of the downstream's
      * capacity in the field trial ({@code quota}, {@code batch}, and held-out {@code api} and
-     * {@code report}, 60-s phases; benchmarks/fieldtrial.md). Only while a cut may come: after
-     * a calm window ({@link #calm}) such a task gets the whole room, as a {@code submit}'s.
+     * {@code report}, 60-s phases; benchmarks/fieldtrial.md). After a calm window ({@link #calm}),
+     * where such cuts are unlikely, the task gets the whole room, as a {@code submit}'s.
      */
     static final double UNSHEDDABLE_ROOM = 0.5;
 
@@ -88,8 +88,10 @@ final class WaitBudget {
      * after a calm window the pace the door predicts is the likely one, and the half room
      * refuses, in an underload, tasks that would start in time (behind one busy thread that starts
      * a task every 6 ms, with a 39-ms budget: 3 let in where 6 start within it;
-     * {@code SheddingTest}). Limit: a task let in under the whole room late in a window whose
-     * calls begin to queue inside may still see the open cap's cut at that window's end.
+     * {@code SheddingTest}). A window in which no task completed counts as on time. Limits: a
+     * task let in under the whole room late in a window whose calls begin to queue inside may
+     * still see the open cap's cut at that window's end, and a cut of the rate by the law is not
+     * read (at an open rate, the factories' default, there is none to read).
      */
     private volatile boolean calm;
     /** The ticker time from which the budget may next be tightened. */

@@ -276,8 +276,8 @@ class SheddingTest {
      * The queue takes at least 10 ms a start now: a fourth waits about 40 ms and goes in, a fifth
      * would wait 50 and is refused, though the head has waited 10 and the last window's pace
      * would let in 43. Under ABORT the tasks are {@code submit}'s (a {@code Runnable} is let in
-     * behind half the room: above); under BLOCK the same door holds the fifth's submitter
-     * instead, for {@code Runnable}s too. Every task accepted runs.
+     * behind half the room after a window that was not calm: above); under BLOCK the same door
+     * holds the fifth's submitter instead, for {@code Runnable}s too. Every task accepted runs.
      */
     @Test
     void theDoorReadsThePaceTheQueueShowsNow() throws Exception {
