@@ -269,6 +269,42 @@ class SheddingTest {
     }
 
     /**
+     * Late callers, with nothing refused, also mean a cut may come: the half room. Before any
+     * window the door has no pace and lets ten {@code Runnable}s of 6 ms queue behind the busy
+     * thread; the tenth ends 60 ms after it was given, past the 50-ms target. That window's mean
+     * run time is 60 ms over 11 tasks, a start every 5.5 ms against a 39-ms budget: room for 6
+     * ahead, of which a {@code Runnable} gets 3, so 4 queue and the fifth is refused (7 after a
+     * calm window of the same pace).
+     */
+    @Test
+    void afterAWindowWhoseCallersWereLateARunnableGetsHalfTheRoom() throws Exception {
+        PowerFlowExecutor e = onePool(RejectionPolicy.ABORT);
+        CountDownLatch release = occupy(e);
+        AtomicInteger ran = new AtomicInteger();
+        for (int i = 0; i < 10; i++) {
+            e.execute(() -> {
+                t.advanceMillis(6);
+                ran.incrementAndGet();
+            });
+        }
+        release.countDown();
+        await(() -> ran.get() == 10 && e.stats().recorded() == 11);
+        assertEquals(0, e.stats().rejected());
+        t.advanceMillis(1000 - 60);
+        s.runAll();
+        assertEquals(39e6, e.waitBudgetNanos(), 39e6 * 0.02);
+        CountDownLatch again = occupy(e);
+        for (int i = 0; i < 4; i++) {
+            e.execute(ran::incrementAndGet);
+        }
+        assertEquals(4, e.stats().depth());
+        assertThrows(ShedException.class, () -> e.execute(ran::incrementAndGet));
+        again.countDown();
+        await(() -> ran.get() == 14);
+        terminate(e);
+    }
+
+    /**
      * The last window's pace is a light load's where a burst then fills the executor: the door
      * also reads the pace the queue shows now, from the head's wait and the tasks that were ahead
      * of it. After a window of 1-ms tasks (budget 44 ms, a start predicted every millisecond:
