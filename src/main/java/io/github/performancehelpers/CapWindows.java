@@ -86,7 +86,7 @@ final class CapWindows {
             return null;
         }
         windows = 0;
-        boolean late = this.refused || (this.endToEnd.count() > 0 && this.endToEnd.quantile(0.99) > targetMs);
+        boolean late = late(this.refused, this.endToEnd, targetMs);
         StartLoad.Verdict l = this.load;
         InFlightCap.Window w = new InFlightCap.Window(this.seconds, this.endToEnd.count(), l.count(),
                 l.meanConcurrency(), l.meanRunMs(), RateLaw.reading(this.run, quantile), late, unreachable,
@@ -95,6 +95,19 @@ final class CapWindows {
         this.run = null;
         this.load = null;
         return w;
+    }
+
+    /**
+     * {@return whether a window's callers were late}: a task was refused or shed in it, or its
+     * end-to-end p99 is over the target (a window in which none completed is not late). The cap
+     * reads it, and the door's calm window is its negation with the cap open.
+     *
+     * @param refused  whether a task was refused or shed in the window
+     * @param endToEnd its end-to-end latencies, milliseconds
+     * @param targetMs the target, milliseconds
+     */
+    static boolean late(boolean refused, PowerHistogram.Snapshot endToEnd, double targetMs) {
+        return refused || (endToEnd.count() > 0 && endToEnd.quantile(0.99) > targetMs);
     }
 
     /** {@return how many windows are gathered and not yet handed on} */

@@ -976,7 +976,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             } else if (!Double.isNaN(run)) {
                 budget.setFrom(run);
             }
-            budget.calm(!refusedInWindow && !(e2eP99 > targetNanos / 1e6)
+            budget.calm(!CapWindows.late(refusedInWindow, e2e, targetNanos / 1e6)
                     && delegate.inFlightCap() == InFlightCap.OPEN);
         }
         FlowEvents.executorWindow(name, last, e2eP99, budget.nanos(), shed.sum(), unreachable, inFlightLimit());
