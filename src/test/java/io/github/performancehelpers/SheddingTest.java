@@ -18,6 +18,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Tag;
 
@@ -280,7 +281,7 @@ class SheddingTest {
     }
 
     /** Offers {@code n} tasks that each take {@code millis} of the fake clock and count in {@code ran}. */
-    private void queueTaking(int n, long millis, java.util.function.Consumer<Runnable> offer, AtomicInteger ran) {
+    private void queueTaking(int n, long millis, Consumer<Runnable> offer, AtomicInteger ran) {
         for (int i = 0; i < n; i++) {
             offer.accept(() -> {
                 t.advanceMillis(millis);
