@@ -840,8 +840,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * Whether a task submitted at {@code now} would wait past the budget: the queue's oldest task
      * has already waited longer, or the tasks ahead of it would take longer to start than the
      * budget at the pace the queue starts them: the last window's, or the slower one the head's
-     * wait shows once it is longer than a run time ({@link WaitBudget#paceShownBy},
-     * {@link WaitBudget#queueRoom}). The head's wait alone lets in all that arrive
+     * wait shows ({@link WaitBudget#queueRoom}). The head's wait alone lets in all that arrive
      * while it is within the budget, and where they arrive faster than they start each waits
      * longer than the head has.
      */
@@ -867,8 +866,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (budget.exceededBy(waited)) {
             return true;
         }
+        // Every task queued ahead of the head has started (or left) within its wait, and the head
+        // has not: the queue takes at least waited / (ahead + 1) per start now, whatever the last
+        // window read.
         int ahead = j.queuedAhead();
-        long paced = ahead == Job.AHEAD_UNKNOWN ? 0L : budget.paceShownBy(waited, ahead);
+        long paced = ahead == Job.AHEAD_UNKNOWN ? 0L : waited / (ahead + 1L);
         int room = budget.queueRoom(paced, unsheddable); // the length is read only where the queue can hold more
         return room < controller.queueCapacity() && controller.queue().size() > room;
     }
@@ -996,12 +998,11 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         int running = Math.min(delegate.poolSize(), delegate.inFlightCap());
         if (running <= 0 || Double.isNaN(meanRunMs)) {
-            budget.drainEvery(0L, 0L); // unknown: the head's wait alone
+            budget.drainEvery(0L); // unknown: the head's wait alone
             return;
         }
         // Tasks shorter than the run time's resolution (a microsecond) are paced by the rate alone.
-        long meanRun = (long) (meanRunMs * 1e6);
-        budget.drainEvery((long) Math.max((double) meanRun / running, 1e9 / controller.rate()), meanRun);
+        budget.drainEvery((long) Math.max(meanRunMs * 1e6 / running, 1e9 / controller.rate()));
     }
 
     /**

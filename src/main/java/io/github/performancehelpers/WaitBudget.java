@@ -78,12 +78,6 @@ final class WaitBudget {
      * over the tasks that run at once, or the rate's interval if that is longer; 0 when unknown.
      */
     private volatile long drainNanos;
-    /**
-     * The last window's mean run time, ns; 0 when unknown. Within it the tasks in flight when the
-     * queue's head was queued need not have ended: they may have started together, after a pause
-     * of the process or a burst, and then end together ({@link #paceShownBy}).
-     */
-    private volatile long roundNanos;
     /** The run-time p99 the budget was last set from, ms; NaN when none (or unreachable). */
     private volatile double runMs = Double.NaN;
     /**
@@ -177,35 +171,11 @@ final class WaitBudget {
     }
 
     /**
-     * The pace the queue shows now, ns per start, from its head ({@link #queueRoom}'s
-     * {@code pacedNanos}): every task queued ahead of the head has started (or left) within its
-     * wait and the head has not, so the queue takes at least {@code waitedNanos / (ahead + 1)} a
-     * start, whatever the last window read; 0 (none shown) while the head has waited no longer
-     * than the last window's mean run time. Why: within one run time the tasks running when the
-     * head was queued need not have ended. Where they started together, after a pause of the
-     * process or a burst of arrivals, they end together and start the tasks queued behind it
-     * several at a time; a head that waited 6 ms with none ahead, on 8 threads of 10-ms calls,
-     * read as a start every 6 ms instead of 1.25, and the door refused tasks that would have
-     * started within a few milliseconds (the field trial's {@code pool}, its only refusals in the
-     * underload; {@code SheddingTest}). A head that has waited longer than a run time saw every
-     * task that was running end at least once, on average, and its wait is the pace.
-     *
-     * @param waitedNanos how long the head has waited, ns
-     * @param ahead       the tasks queued ahead of it when it was queued
+     * Sets how long the queue takes to start one more task, ns; 0 when unknown (no prediction).
+     * The window's end sets it ({@code PowerFlowExecutor.setDrainFrom}).
      */
-    long paceShownBy(long waitedNanos, int ahead) {
-        return waitedNanos > roundNanos ? waitedNanos / (ahead + 1L) : 0L;
-    }
-
-    /**
-     * Sets how long the queue takes to start one more task, ns, and the mean run time of the
-     * window it was read in, ns; 0 when unknown (no prediction from the window; the head's wait
-     * then shows the pace from the first nanosecond). The window's end sets them
-     * ({@code PowerFlowExecutor.setDrainFrom}).
-     */
-    void drainEvery(long nanos, long meanRunNanos) {
+    void drainEvery(long nanos) {
         drainNanos = Math.max(0L, nanos);
-        roundNanos = Math.max(0L, meanRunNanos);
     }
 
     /** Sets the budget from a run-time p99, ms: {@link #AIM} of the target less it, at least the floor. */
