@@ -296,12 +296,13 @@ final class Job implements Runnable {
                 }
             } else {
                 ex.controller.latency().recordNanos(ran, w);
-                LOOP.countRecorded(ex.controller, 1);
                 ex.endToEnd.recordNanos(total, w);
                 int concurrency = concurrency();
                 if (slowRun > 0 && concurrency > 0) {
                     ex.startLoad.add(concurrency, ran, ran > slowRun);
                 }
+                // Counted last: whoever sees the count move sees every record of the task.
+                LOOP.countRecorded(ex.controller, 1);
             }
             d.ran(this);
             if (threw) {
