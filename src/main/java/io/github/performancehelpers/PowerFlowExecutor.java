@@ -840,9 +840,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * Whether a task submitted at {@code now} would wait past the budget: the queue's oldest task
      * has already waited longer, or the tasks ahead of it would take longer to start than the
      * budget at the pace the queue starts them: the last window's, or the slower one the head's
-     * wait shows ({@link WaitBudget#queueRoom}). The head's wait alone lets in all that arrive
-     * while it is within the budget, and where they arrive faster than they start each waits
-     * longer than the head has.
+     * wait shows ({@link WaitBudget#paceShownBy}, {@link WaitBudget#queueRoom}). The head's wait
+     * alone lets in all that arrive while it is within the budget, and where they arrive faster
+     * than they start each waits longer than the head has.
      */
     private boolean lateAtDoor(long now) {
         return lateAtDoor(now, false);
@@ -866,13 +866,28 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (budget.exceededBy(waited)) {
             return true;
         }
-        // Every task queued ahead of the head has started (or left) within its wait, and the head
-        // has not: the queue takes at least waited / (ahead + 1) per start now, whatever the last
-        // window read.
         int ahead = j.queuedAhead();
-        long paced = ahead == Job.AHEAD_UNKNOWN ? 0L : waited / (ahead + 1L);
+        long paced = ahead == Job.AHEAD_UNKNOWN ? 0L : budget.paceShownBy(waited, ahead, slotFree());
         int room = budget.queueRoom(paced, unsheddable); // the length is read only where the queue can hold more
         return room < controller.queueCapacity() && controller.queue().size() > room;
+    }
+
+    /**
+     * Whether a slot on the delegate is free now: fewer tasks in flight than it runs at once
+     * ({@link #runningAtOnce}); the door then does not read the head's wait as the queue's pace
+     * ({@link WaitBudget#paceShownBy}). False on a delegate not sized here.
+     */
+    private boolean slotFree() {
+        int running = runningAtOnce();
+        return running > 0 && delegate.inFlight() < running;
+    }
+
+    /**
+     * The tasks the delegate runs at once: the fewer of its size and the cap on the tasks in
+     * flight; not positive on a delegate not sized here.
+     */
+    private int runningAtOnce() {
+        return Math.min(delegate.poolSize(), delegate.inFlightCap());
     }
 
     /** Why the door refused, for a {@link ShedException}: the head's wait, or the queue's length. */
@@ -996,13 +1011,14 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (!shedding) {
             return;
         }
-        int running = Math.min(delegate.poolSize(), delegate.inFlightCap());
+        int running = runningAtOnce();
         if (running <= 0 || Double.isNaN(meanRunMs)) {
-            budget.drainEvery(0L); // unknown: the head's wait alone
+            budget.drainEvery(0L, 0L); // unknown: the head's wait alone
             return;
         }
         // Tasks shorter than the run time's resolution (a microsecond) are paced by the rate alone.
-        budget.drainEvery((long) Math.max(meanRunMs * 1e6 / running, 1e9 / controller.rate()));
+        long meanRun = (long) (meanRunMs * 1e6);
+        budget.drainEvery((long) Math.max((double) meanRun / running, 1e9 / controller.rate()), meanRun);
     }
 
     /**

@@ -78,6 +78,12 @@ final class WaitBudget {
      * over the tasks that run at once, or the rate's interval if that is longer; 0 when unknown.
      */
     private volatile long drainNanos;
+    /**
+     * The last window's mean run time, ns; 0 when unknown. Within it the tasks in flight when a
+     * head with none ahead was queued need not have ended: they may have started together, after
+     * a burst or a pause of the process, and then end together ({@link #paceShownBy}).
+     */
+    private volatile long roundNanos;
     /** The run-time p99 the budget was last set from, ms; NaN when none (or unreachable). */
     private volatile double runMs = Double.NaN;
     /**
@@ -171,11 +177,45 @@ final class WaitBudget {
     }
 
     /**
-     * Sets how long the queue takes to start one more task, ns; 0 when unknown (no prediction).
-     * The window's end sets it ({@code PowerFlowExecutor.setDrainFrom}).
+     * The pace the queue shows now, ns per start, from its head ({@link #queueRoom}'s
+     * {@code pacedNanos}): every task queued ahead of the head has started (or left) within its
+     * wait and the head has not, so the queue takes at least {@code waitedNanos / (ahead + 1)} a
+     * start, whatever the last window read. A head with one or more ahead is read so at once:
+     * that is what catches a burst that makes the calls queue inside the downstream
+     * ({@link #queueRoom}). It shows no pace (0) in two cases.
+     *
+     * <p>A head with none ahead, until it has waited longer than the last window's mean run time.
+     * It has seen no start, only that the tasks in flight when it was queued have not ended, and
+     * within one run time they need not have: where they started together, after a burst of
+     * arrivals or a pause of the process, they end together and start the tasks behind it several
+     * at a time. Read sooner, a head that had waited 6.2 ms on 8 threads of 10-ms calls read as a
+     * start every 6.2 ms instead of 1.25, and the door refused tasks that would have started
+     * within a few milliseconds: most refusals by the queue's length in the field trial's
+     * {@code pool} underload, in three traces (benchmarks/fieldtrial.md; {@code SheddingTest}).
+     *
+     * <p>A head that waits while a slot on the delegate is free: it is not waiting for the
+     * downstream to end a task but for the rate, which the last window's pace holds
+     * ({@link #drainEvery}), or for a thread the process has not run. In the same underload heads
+     * held 17-20 ms as the pause watch noted a pause of the process, most with 0 or 1 of the 8
+     * slots taken, read as a start every 17-20 ms, and the door refused the task behind them.
+     *
+     * @param waitedNanos how long the head has waited, ns
+     * @param ahead       the tasks queued ahead of it when it was queued
+     * @param slotFree    whether a slot on the delegate is free now
      */
-    void drainEvery(long nanos) {
+    long paceShownBy(long waitedNanos, int ahead, boolean slotFree) {
+        return slotFree || ahead == 0 && waitedNanos <= roundNanos ? 0L : waitedNanos / (ahead + 1L);
+    }
+
+    /**
+     * Sets how long the queue takes to start one more task, ns, and the mean run time of the
+     * window it was read in, ns; 0 when unknown (no prediction from the window; the head's wait
+     * then shows the pace from the first nanosecond). The window's end sets them
+     * ({@code PowerFlowExecutor.setDrainFrom}).
+     */
+    void drainEvery(long nanos, long meanRunNanos) {
         drainNanos = Math.max(0L, nanos);
+        roundNanos = Math.max(0L, meanRunNanos);
     }
 
     /** Sets the budget from a run-time p99, ms: {@link #AIM} of the target less it, at least the floor. */

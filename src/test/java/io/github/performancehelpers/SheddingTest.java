@@ -357,6 +357,90 @@ class SheddingTest {
     }
 
     /**
+     * Within one run time the wait of a head with none ahead does not show the pace: the tasks in
+     * flight when it was queued may have started together (after a burst, or a pause of the
+     * process) and then end together. A window of 10-ms tasks in front of four threads (budget 35 ms, a start every
+     * 2.5 ms: room for 13 ahead); then four tasks start at once and hold the threads, one task
+     * queues, and 8 ms pass with none started. Read as a pace, 8 ms a start would leave room for 3
+     * ahead (the code before refused the fifth), though the four threads end together at about
+     * 10 ms and start the queued tasks four at a time: the door lets in six, the last starting
+     * about two run times later, within the budget. Once the head has waited longer than the last
+     * window's mean run time (12 ms, none started), its wait is the pace again, room for 1 ahead:
+     * the next is refused. Every task accepted runs.
+     */
+    @Test
+    void aHeadWithNoneAheadShowsNoPaceWithinARunTime() throws Exception {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(4, 4, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+        PowerFlowExecutor e = PowerFlowExecutor.builder().targetP99(50).ticker(t).scheduler(s).delegate(pool)
+                .ownsDelegate(true).maxConcurrency(4).rejectionPolicy(RejectionPolicy.ABORT).build();
+        windowOf(e, 10);
+        assertEquals(35e6, e.waitBudgetNanos(), 35e6 * 0.02);
+        List<CountDownLatch> releases = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            releases.add(occupy(e));
+        }
+        AtomicInteger ran = new AtomicInteger();
+        Runnable task = ran::incrementAndGet;
+        e.submit(task);
+        t.advanceMillis(8);
+        for (int i = 1; i < 6; i++) {
+            e.submit(task);
+        }
+        assertEquals(6, e.stats().depth());
+        assertEquals(0, e.stats().rejected());
+        t.advanceMillis(4);
+        ShedException x = assertThrows(ShedException.class, () -> e.submit(task));
+        assertTrue(x.getMessage().startsWith("a task queued behind the 6 waiting would wait"), x.getMessage());
+        releases.forEach(CountDownLatch::countDown);
+        await(() -> ran.get() == 6);
+        assertEquals(1, e.stats().rejected());
+        terminate(e);
+    }
+
+    /**
+     * A head with one or more ahead saw them start, and its wait shows the pace at once, within a
+     * run time too. The same window of 10-ms tasks on four threads (budget 35 ms, room for 13
+     * ahead at the last window's pace); two tasks queue, a thread frees and takes the first, which
+     * holds it, and 8 ms pass: the head waited 8 ms with one ahead, at least 4 ms a start, room
+     * for 7 ahead. Seven more are let in, the eighth refused, though 8 ms is within the last
+     * window's mean run time. Every task accepted runs.
+     */
+    @Test
+    void aHeadWithOneAheadShowsThePaceWithinARunTime() throws Exception {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(4, 4, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
+        PowerFlowExecutor e = PowerFlowExecutor.builder().targetP99(50).ticker(t).scheduler(s).delegate(pool)
+                .ownsDelegate(true).maxConcurrency(4).rejectionPolicy(RejectionPolicy.ABORT).build();
+        windowOf(e, 10);
+        assertEquals(35e6, e.waitBudgetNanos(), 35e6 * 0.02);
+        List<CountDownLatch> releases = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            releases.add(occupy(e));
+        }
+        CountDownLatch holdFirst = new CountDownLatch(1);
+        AtomicInteger ran = new AtomicInteger();
+        e.submit(() -> {
+            PowerFlowExecutorTest.awaitQuietly(holdFirst);
+            ran.incrementAndGet();
+        });
+        Runnable task = ran::incrementAndGet;
+        e.submit(task);
+        releases.get(0).countDown(); // its thread takes the first queued, which holds it
+        await(() -> e.stats().depth() == 1);
+        t.advanceMillis(8);
+        for (int i = 0; i < 7; i++) {
+            e.submit(task);
+        }
+        assertEquals(8, e.stats().depth());
+        ShedException x = assertThrows(ShedException.class, () -> e.submit(task));
+        assertTrue(x.getMessage().startsWith("a task queued behind the 8 waiting would wait"), x.getMessage());
+        holdFirst.countDown();
+        releases.forEach(CountDownLatch::countDown);
+        await(() -> ran.get() == 9);
+        assertEquals(1, e.stats().rejected());
+        terminate(e);
+    }
+
+    /**
      * Under BLOCK a door closed by the queue's length holds the submitter, as a late head does,
      * until the queue is short enough: after a window of 20-ms tasks on one thread (budget 25 ms,
      * a start every 20 ms) one Runnable queues; a second submitter waits though the head has
