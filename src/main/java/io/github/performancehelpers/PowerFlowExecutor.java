@@ -100,10 +100,12 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  *     by the {@link RejectionPolicy} ({@link ShedException} under {@code ABORT}) when the queue's
  *     oldest task has already waited longer, or when the tasks queued would take longer than the
  *     budget to start at the pace the last window started them (its mean run time over the
- *     tasks that run at once, or the rate's interval if that is longer): where tasks arrive
- *     faster than they start, the head's wait alone would let in every task that arrives while it
- *     is within the budget, each then waiting behind all of them. The dispatcher and a finishing
- *     worker shed a queued
+ *     tasks that run at once, or the rate's interval if that is longer), or at the slower pace
+ *     the queue shows now (the head's wait over the starts it has seen, while no slot is free;
+ *     a head that has seen none shows a pace once it has waited a mean run time): where tasks
+ *     arrive faster than they start, the head's wait alone would let in every task that arrives
+ *     while it is within the budget, each then waiting behind all of them. The dispatcher and a
+ *     finishing worker shed a queued
  *     task of {@code submit}, {@code invokeAll} or {@code invokeAny} that has: its {@code Future}
  *     fails with an {@link java.util.concurrent.ExecutionException} caused by a
  *     {@link ShedException}, and it counts in {@link Stats#shed()}. So does the next task to
