@@ -189,7 +189,7 @@ final class WaitBudget {
      * within one run time they need not have: where they started together, after a burst of
      * arrivals or a pause of the process, they end together and start the tasks behind it several
      * at a time. Read sooner, a head that had waited 6.2 ms on 8 threads of 10-ms calls read as a
-     * start every 6.2 ms instead of 1.25, and the door refused tasks that would have started
+     * start every 6.2 ms instead of about 1.3, and the door refused tasks that would have started
      * within a few milliseconds: most refusals by the queue's length in the field trial's
      * {@code pool} underload, in three traces (benchmarks/fieldtrial.md; {@code SheddingTest}).
      *
