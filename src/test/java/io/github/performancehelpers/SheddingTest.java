@@ -356,20 +356,14 @@ class SheddingTest {
         }
     }
 
+    /** An executor and the latches that free its threads ({@link #fourThreadsHeld}). */
+    private record Held(PowerFlowExecutor executor, List<CountDownLatch> releases) {}
+
     /**
-     * Within one run time the wait of a head with none ahead does not show the pace: the tasks in
-     * flight when it was queued may have started together (after a burst, or a pause of the
-     * process) and then end together. A window of 10-ms tasks in front of four threads (budget 35 ms, a start every
-     * 2.5 ms: room for 13 ahead); then four tasks start at once and hold the threads, one task
-     * queues, and 8 ms pass with none started. Read as a pace, 8 ms a start would leave room for 3
-     * ahead (the code before refused the fifth), though the four threads end together at about
-     * 10 ms and start the queued tasks four at a time: the door lets in six, the last starting
-     * about two run times later, within the budget. Once the head has waited longer than the last
-     * window's mean run time (12 ms, none started), its wait is the pace again, room for 1 ahead:
-     * the next is refused. Every task accepted runs.
+     * An executor of four threads under ABORT after a window of 10-ms tasks (a 35-ms budget, a
+     * start every 2.5 ms), its four threads then held by tasks that started at once.
      */
-    @Test
-    void aHeadWithNoneAheadShowsNoPaceWithinARunTime() throws Exception {
+    private Held fourThreadsHeld() throws Exception {
         ThreadPoolExecutor pool = new ThreadPoolExecutor(4, 4, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
         PowerFlowExecutor e = PowerFlowExecutor.builder().targetP99(50).ticker(t).scheduler(s).delegate(pool)
                 .ownsDelegate(true).maxConcurrency(4).rejectionPolicy(RejectionPolicy.ABORT).build();
@@ -379,6 +373,26 @@ class SheddingTest {
         for (int i = 0; i < 4; i++) {
             releases.add(occupy(e));
         }
+        return new Held(e, releases);
+    }
+
+    /**
+     * Within one run time the wait of a head with none ahead does not show the pace: the tasks in
+     * flight when it was queued may have started together (after a burst, or a pause of the
+     * process) and then end together. A window of 10-ms tasks in front of four threads (budget
+     * 35 ms, a start every 2.5 ms: room for 13 ahead); then four tasks start at once and hold the
+     * threads ({@link #fourThreadsHeld}), one task queues, and 8 ms pass with none started. Read as
+     * a pace, 8 ms a start would leave room for 3 ahead (the code before refused the fifth), though
+     * the four threads end together at about 10 ms and start the queued tasks four at a time: the
+     * door lets in six, the last starting about two run times later, within the budget. Once the
+     * head has waited longer than the last window's mean run time (12 ms, none started), its wait
+     * is the pace again, room for 1 ahead: the next is refused. Every task accepted runs.
+     */
+    @Test
+    void aHeadWithNoneAheadShowsNoPaceWithinARunTime() throws Exception {
+        Held held = fourThreadsHeld();
+        PowerFlowExecutor e = held.executor();
+        List<CountDownLatch> releases = held.releases();
         AtomicInteger ran = new AtomicInteger();
         Runnable task = ran::incrementAndGet;
         e.submit(task);
@@ -407,15 +421,9 @@ class SheddingTest {
      */
     @Test
     void aHeadWithOneAheadShowsThePaceWithinARunTime() throws Exception {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(4, 4, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
-        PowerFlowExecutor e = PowerFlowExecutor.builder().targetP99(50).ticker(t).scheduler(s).delegate(pool)
-                .ownsDelegate(true).maxConcurrency(4).rejectionPolicy(RejectionPolicy.ABORT).build();
-        windowOf(e, 10);
-        assertEquals(35e6, e.waitBudgetNanos(), 35e6 * 0.02);
-        List<CountDownLatch> releases = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            releases.add(occupy(e));
-        }
+        Held held = fourThreadsHeld();
+        PowerFlowExecutor e = held.executor();
+        List<CountDownLatch> releases = held.releases();
         CountDownLatch holdFirst = new CountDownLatch(1);
         AtomicInteger ran = new AtomicInteger();
         e.submit(() -> {
