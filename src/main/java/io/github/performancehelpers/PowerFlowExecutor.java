@@ -875,21 +875,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     }
 
     /**
-     * Whether a slot on the delegate is free now: fewer tasks in flight than it runs at once
-     * ({@link #runningAtOnce}); the door then does not read the head's wait as the queue's pace
-     * ({@link WaitBudget#paceShownBy}). False on a delegate not sized here.
+     * Whether a slot on the delegate is free now (it is sized here and not
+     * {@link Delegate#full}): the door then does not read the head's wait as the queue's pace
+     * ({@link WaitBudget#paceShownBy}).
      */
     private boolean slotFree() {
-        int running = runningAtOnce();
-        return running > 0 && delegate.inFlight() < running;
-    }
-
-    /**
-     * The tasks the delegate runs at once: the fewer of its size and the cap on the tasks in
-     * flight; not positive on a delegate not sized here.
-     */
-    private int runningAtOnce() {
-        return Math.min(delegate.poolSize(), delegate.inFlightCap());
+        return delegate.poolSize() > 0 && !delegate.full();
     }
 
     /** Why the door refused, for a {@link ShedException}: the head's wait, or the queue's length. */
@@ -1013,7 +1004,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         if (!shedding) {
             return;
         }
-        int running = runningAtOnce();
+        int running = Math.min(delegate.poolSize(), delegate.inFlightCap());
         if (running <= 0 || Double.isNaN(meanRunMs)) {
             budget.drainEvery(0L, 0L); // unknown: the head's wait alone
             return;
