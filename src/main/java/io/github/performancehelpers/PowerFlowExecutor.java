@@ -442,6 +442,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private long refusedSeen;
     /** Whether the window the tick is ending refused or shed a task ({@link #countRefusals}); the tick's. */
     private boolean refusedInWindow;
+    /**
+     * How many times the cap on the tasks in flight grew at the window just stepped (its new
+     * level over its old; 1 when it did not grow): the next window's wait budget is set from the
+     * run-time p99 times this ({@link #endWindow}). The tick's alone.
+     */
+    private double capGrowth = 1;
     private final RejectionPolicy rejectionPolicy;
     private final PoolSizer poolSizer;
     /** Whether a submitter waits for room ({@link RejectionPolicy#BLOCK}). */
@@ -982,7 +988,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             if (unreachable) {
                 budget.whole();
             } else if (!Double.isNaN(run)) {
-                budget.setFrom(run);
+                // A cap that just grew may lengthen the next window's run time with it: where the
+                // downstream queues inside, a call waits there behind the extra calls in flight.
+                budget.setFrom(run * capGrowth);
             }
             budget.calm(!CapWindows.late(refusedInWindow, e2e, targetNanos / 1e6)
                     && delegate.inFlightCap() == InFlightCap.OPEN);
@@ -1026,6 +1034,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      * @param seconds the window's length, seconds
      */
     void stepInFlightCap(StartLoad.Verdict load, double seconds) {
+        capGrowth = 1;
         if (inFlightCap == null) {
             return;
         }
@@ -1041,6 +1050,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
         }
         int cap = inFlightCap.step(w);
         delegate.capInFlight(cap);
+        if (before != InFlightCap.OPEN && cap != InFlightCap.OPEN && cap > before) {
+            capGrowth = (double) cap / before;
+        }
         if (cap < before || inFlightCap.bound()) {
             LOOP.holdNextStep(controller, cap != before);
         }

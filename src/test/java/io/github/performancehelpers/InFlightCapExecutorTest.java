@@ -221,6 +221,35 @@ class InFlightCapExecutorTest {
         terminate(e);
     }
 
+    /**
+     * After the cut to 9, the downstream is a FIFO server that ends a call every 2 ms: with 9 in
+     * flight each runs 18 ms, under the cap's budget (50 ms), and the cap grows by the budget's
+     * ratio, at most twice, to 18. At 18 in flight the calls will run 36 ms, so the next window's
+     * wait budget is set from 18 ms times that growth: 90 - 36 = 54 ms, not the 72 ms the last
+     * window's run time alone would leave, with which a task that waited its budget would end at
+     * 108 ms against the 100-ms target. The next window does run 36 ms, and the cap grows to 25:
+     * 90 - 36 × 25 / 18 = 40 ms.
+     */
+    @org.junit.jupiter.api.Test
+    void aCapThatGrowsSetsTheNextWaitBudgetFromTheRunTimeItWillBring() throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = afterTwoLateBatches("pool", false, 0, t, s);
+        assertEquals(9, e.inFlightLimit());
+        int[] caps = {18, 25};
+        double[] runs = {18, 36};
+        double[] budgets = {54, 40};
+        for (int k = 0; k < caps.length; k++) {
+            runThroughGate(e, t, 60, e.inFlightLimit(), 2);
+            t.advanceMillis(1000 - 120);
+            s.runAll();
+            assertEquals(runs[k], e.controller().lastObservedP99(), runs[k] * 0.02);
+            assertEquals(caps[k], e.inFlightLimit());
+            assertEquals(budgets[k] * 1e6, e.waitBudgetNanos(), budgets[k] * 1e6 * 0.02);
+        }
+        terminate(e);
+    }
+
     /** At a fixed rate the same windows cap nothing: all 30 run at once on the 32 slots. */
     @ParameterizedTest
     @ValueSource(strings = {"pool", "virtual"})
