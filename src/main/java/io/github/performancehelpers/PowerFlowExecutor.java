@@ -92,7 +92,8 @@ import io.github.performancehelpers.metrics.PowerFlowExecutorMXBean;
  * <ul>
  * <li><b>The wait budget</b> (the executor's own pool, or any queue here, is the bottleneck): a
  *     task may wait before it starts at most nine tenths of {@code targetP99} less the run-time
- *     p99 the law reads
+ *     p99 the law reads (times the growth of the cap on the tasks in flight, below, in the window
+ *     after it grows: more calls in flight run longer where the downstream queues inside)
  *     (at least a tenth of the target; the whole target while the law finds it unreachable), set
  *     at every observation ({@link #MIN_WAIT_SHARE}), and tightened within a window, at most once
  *     per tenth of the observe interval, when the window so far (200 samples or more) reads a
