@@ -109,6 +109,15 @@ abstract class Delegate {
         return limit != null && limit.inUse() >= limit.limit();
     }
 
+    /**
+     * Whether a slot is free now on a sized delegate: false when every slot is taken, and on one
+     * not sized here, where the executor cannot tell (the door's head pace,
+     * {@code WaitBudget.paceShownBy}).
+     */
+    final boolean slotFree() {
+        return limit != null && limit.inUse() < limit.limit();
+    }
+
     /*
      * A slot is the executor's in-flight count: taken before a task is handed off (by the
      * submitter on the fast path, by the dispatcher before it takes the queue's head), kept

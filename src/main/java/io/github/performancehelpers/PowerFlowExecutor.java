@@ -443,12 +443,6 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     private long refusedSeen;
     /** Whether the window the tick is ending refused or shed a task ({@link #countRefusals}); the tick's. */
     private boolean refusedInWindow;
-    /**
-     * How many times the cap on the tasks in flight grew at the window just stepped (its new
-     * level over its old; 1 when it did not grow): the next window's wait budget is set from the
-     * run-time p99 times this ({@link #endWindow}). The tick's alone.
-     */
-    private double capGrowth = 1;
     private final RejectionPolicy rejectionPolicy;
     private final PoolSizer poolSizer;
     /** Whether a submitter waits for room ({@link RejectionPolicy#BLOCK}). */
@@ -876,18 +870,9 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             return true;
         }
         int ahead = j.queuedAhead();
-        long paced = ahead == Job.AHEAD_UNKNOWN ? 0L : budget.paceShownBy(waited, ahead, slotFree());
+        long paced = ahead == Job.AHEAD_UNKNOWN ? 0L : budget.paceShownBy(waited, ahead, delegate.slotFree());
         int room = budget.queueRoom(paced, unsheddable); // the length is read only where the queue can hold more
         return room < controller.queueCapacity() && controller.queue().size() > room;
-    }
-
-    /**
-     * Whether a slot on the delegate is free now (it is sized here and not
-     * {@link Delegate#full}): the door then does not read the head's wait as the queue's pace
-     * ({@link WaitBudget#paceShownBy}).
-     */
-    private boolean slotFree() {
-        return delegate.poolSize() > 0 && !delegate.full();
     }
 
     /** Why the door refused, for a {@link ShedException}: the head's wait, or the queue's length. */
@@ -968,8 +953,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
     /**
      * Ends an observation window, after the tick's {@code observe}: keeps the window's end-to-end
      * p99 and resets it, and sets the wait budget from the law's reading (see "Shedding").
+     *
+     * @param capGrowth how many times the cap on the tasks in flight grew at this window
+     *                  ({@link #stepInFlightCap}; 1 when it did not): the budget is set from the
+     *                  run-time p99 times it
      */
-    void endWindow() {
+    void endWindow(double capGrowth) {
         PowerHistogram.Snapshot e2e = endToEnd.snapshotAndReset();
         if (delegate.threadPerTask) {
             sampleMask = sampleMaskFor(e2e.count());
@@ -1033,11 +1022,12 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
      *
      * @param load    the window's start-load verdict
      * @param seconds the window's length, seconds
+     * @return how many times the cap grew (its new level over its old), 1 when it did not grow
+     *         (or is open, or there is none)
      */
-    void stepInFlightCap(StartLoad.Verdict load, double seconds) {
-        capGrowth = 1;
+    double stepInFlightCap(StartLoad.Verdict load, double seconds) {
         if (inFlightCap == null) {
-            return;
+            return 1;
         }
         InFlightCap.Window w = capWindows.add(seconds, endToEnd.snapshot(), controller.latency().snapshot(), load,
                 refusedInWindow, LOOP.lawStats(controller).targetUnreachable(), LOOP.stallNanos(controller) / 1e6);
@@ -1047,16 +1037,14 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             if (inFlightCap.bindsAt(load.meanConcurrency())) {
                 LOOP.holdNextStep(controller, false);
             }
-            return;
+            return 1;
         }
         int cap = inFlightCap.step(w);
         delegate.capInFlight(cap);
-        if (before != InFlightCap.OPEN && cap != InFlightCap.OPEN && cap > before) {
-            capGrowth = (double) cap / before;
-        }
         if (cap < before || inFlightCap.bound()) {
             LOOP.holdNextStep(controller, cap != before);
         }
+        return before != InFlightCap.OPEN && cap != InFlightCap.OPEN && cap > before ? (double) cap / before : 1;
     }
 
     /**

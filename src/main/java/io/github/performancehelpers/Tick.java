@@ -146,7 +146,7 @@ final class Tick {
                 controller.latency().snapshotAndReset();
                 ex.queueWait.snapshotAndReset();
                 ex.countRefusals();
-                ex.endWindow();
+                ex.endWindow(1); // a fixed rate keeps no cap on the tasks in flight
                 return;
             }
             long now = ticker.read();
@@ -164,10 +164,10 @@ final class Tick {
             StartLoad.Verdict load = ex.startLoad.take();
             LOOP.noteStartLoad(controller, load.slowZ(), load.runZ());
             ex.countRefusals();
-            ex.stepInFlightCap(load, elapsed / 1e9); // before the law: one actuator a window
+            double capGrowth = ex.stepInFlightCap(load, elapsed / 1e9); // before the law: one actuator a window
             double previous = controller.rate();
             double rate = controller.observe(elapsed / 1e6); // in the rate limiter on return
-            ex.endWindow(); // the wait budget follows the law's new reading
+            ex.endWindow(capGrowth); // the wait budget follows the law's new reading and the cap's growth
             ex.setDrainFrom(load.meanRunMs()); // and the door the pace at which the queue starts tasks
             if (rate != previous) {
                 applyRate(rate, previous);

@@ -14,6 +14,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import io.github.performancehelpers.internal.Access;
@@ -230,7 +231,7 @@ class InFlightCapExecutorTest {
      * 108 ms against the 100-ms target. The next window does run 36 ms, and the cap grows to 25:
      * 90 - 36 × 25 / 18 = 40 ms.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void aCapThatGrowsSetsTheNextWaitBudgetFromTheRunTimeItWillBring() throws Exception {
         FakeTicker t = new FakeTicker();
         ManualScheduler s = new ManualScheduler();
