@@ -53,7 +53,8 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     refused or shed), {@code r > B}, and the calls queued inside. With the cap open, also before
  *     the callers are late, and whatever the start-load statistics below read, when the window's
  *     mean run time is over {@code B} and over {@link #ROOM} times the reference's (below) with at
- *     least {@link #ROOM_STEP} more in flight: the calls are queueing inside, and the next
+ *     least {@link #ROOM_STEP} more in flight (or a fifth more: {@link #moreInFlight}, as wherever
+ *     the reference is read): the calls are queueing inside, and the next
  *     window's callers will be late (at the onset of the field trial's batch overload, 4 slots
  *     behind a pool of 32, the callers read late a merged window after the mean passed the
  *     budget, and the statistics of 75 calls that all queued stopped the cut one more: the first
@@ -89,7 +90,10 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     {@code B / r}, at least {@link #GROW_MIN} and at most {@link #GROW_MAX} times (a downstream
  *     whose capacity grew runs the same calls in less time, and a database given more slots runs
  *     them in the same time: the only way to find those is to offer more); nearer {@code B}, by
- *     one. Under {@code NEAR} of {@code B}, where the window's mean run time is over {@link #ROOM}
+ *     one, or, where the calls queued inside (below), to {@code floor(c × B / r)} if that is more
+ *     (which keeps a cap under nine where it is: a cap of 2 on one slot of slow calls grew to 3 at
+ *     a run-time p99 of 194 ms against a 203-ms budget, its calls already twice the slot's own mean
+ *     run time). Under {@code NEAR} of {@code B}, where the window's mean run time is over {@link #ROOM}
  *     times the reference's (below) with at least {@link #ROOM_STEP} more in flight, the
  *     downstream queues inside and its run time is in proportion to the calls in flight: the cap
  *     grows to {@code floor(c × B / r)} (at most {@code GROW_MAX} times), at least by one, the
@@ -116,7 +120,7 @@ import io.github.performancehelpers.internal.PauseExcuse;
  *     speed now; one that ran slower with more in flight may have queued, and the older stays
  *     until its span is dropped); a surge (above) whose mean run time rose {@link #VOID} times
  *     (not {@code ROOM}'s tenth, by which the mean of 50 slow calls scatters) with no more in
- *     flight than the window before (by {@link #ROOM_STEP}) forgets them all, for a downstream
+ *     flight than the window before ({@link #moreInFlight}) forgets them all, for a downstream
  *     that slowed for good would otherwise read as queueing against its old speed for up to
  *     {@code 2 × REFERENCE_SPAN} windows, and the window of the surge is of neither speed.
  *     Queueing only adds to a call's run time, so the run time of the fewest in flight is the
@@ -239,7 +243,11 @@ final class InFlightCap {
      * percent; a tenth more in flight than a FIFO server's slots adds a tenth).
      */
     static final double ROOM = 1.1;
-    /** Growing into room needs at least this many more in flight than the reference had. */
+    /**
+     * More in flight than the reference, to read a window against it (room, queueing, a surge at
+     * the same load), is at least this many more, or, under five, a fifth more
+     * ({@link #moreInFlight}).
+     */
     static final double ROOM_STEP = 1;
     /**
      * The reference is the window with the fewest in flight of the last this many to twice as many
@@ -431,7 +439,7 @@ final class InFlightCap {
             ownLeft = OWN_SPAN;
             ownMeanMs = reference.runMs();
         }
-        if (surged && w.meanRunMs() > VOID * previousMeanRun && n <= previousN + ROOM_STEP) {
+        if (surged && w.meanRunMs() > VOID * previousMeanRun && !moreInFlight(n, previousN)) {
             // The downstream changed at the same load: its old speed is no reference, and the
             // window of the change is of neither speed. A mean up a quarter, not ROOM's tenth: a
             // window of 50 slow calls scatters by that much (batch's underload cleared it).
@@ -517,7 +525,9 @@ final class InFlightCap {
             }
             long grown;
             if (r > NEAR * budget) {
-                grown = c + 1L;
+                // Where the calls queued inside, one more in flight lengthens every call by a c-th,
+                // past the budget at a small cap (at 1 or 2, by a half or more): Little's law again.
+                grown = slower ? Math.max(c, (long) Math.floor(c * budget / r)) : c + 1L;
             } else if (slower) {
                 // The run time rose with the calls in flight: Little's law, not a quarter, finds the budget.
                 grown = Math.max(c + 1L, (long) Math.floor(c * Math.min(GROW_MAX, budget / r)));
@@ -531,6 +541,19 @@ final class InFlightCap {
             return OPEN;
         }
         return c;
+    }
+
+    /**
+     * {@return whether {@code n} in flight are enough more than {@code refN} to read a window
+     * against one at {@code refN}: at least {@link #ROOM_STEP} more, or a fifth more} A fifth more in
+     * flight lengthens a FIFO's calls by a fifth, and half that rise is {@link #ROOM}'s tenth; with
+     * fewer than five in flight a fifth is under one call, and a small cap could not show one more
+     * (a cap of 2 binds at 1.6 to 2 in flight on average, never 2 over a reference at 1, so two
+     * calls queued in one slot, twice its run time, read as neither queueing nor a load that rose).
+     * False when either is NaN.
+     */
+    static boolean moreInFlight(double n, double refN) {
+        return n >= refN + ROOM_STEP || n >= refN * (1 + 2 * (ROOM - 1));
     }
 
     /** Sets the cap to {@code n}, at most {@code OPEN - 1}, and returns it. */
@@ -606,19 +629,22 @@ final class InFlightCap {
             double refN = inFlight();
             // Half the rise a FIFO's calls would show at this many more in flight, and at most ROOM.
             double rise = Math.min(ROOM, halfFifoRise(n));
-            return n >= refN + ROOM_STEP && meanRunMs <= rise * runMs(); // false while refN is NaN (no reference)
+            return moreInFlight(n, refN) && meanRunMs <= rise * runMs(); // false while refN is NaN (no reference)
         }
 
         /**
          * Whether {@code n} in flight ran {@code meanRunMs} on average, no longer than the reference's
-         * mean plus half the rise a FIFO's would show with that many more in flight, or, with less
-         * than {@link #ROOM_STEP} more, half of {@link #ROOM}'s (a window's mean scatters by a few
+         * mean plus half the rise a FIFO's would show with that many more in flight, or, with not
+         * {@linkplain #moreInFlight more} in flight, half of {@link #ROOM}'s (a window's mean scatters by a few
          * percent); false before a reference.
          */
         boolean underHalfFifoAt(double n, double meanRunMs) {
             double refN = inFlight();
-            double rise = n < refN + ROOM_STEP ? 1 + (ROOM - 1) / 2 : halfFifoRise(n);
-            return meanRunMs <= rise * runMs(); // false while refN is NaN
+            if (Double.isNaN(refN)) {
+                return false;
+            }
+            double rise = moreInFlight(n, refN) ? halfFifoRise(n) : 1 + (ROOM - 1) / 2;
+            return meanRunMs <= rise * runMs();
         }
 
         /** {@return half the rise a FIFO server's mean run time shows at {@code n} in flight over the reference's} */
@@ -634,14 +660,14 @@ final class InFlightCap {
         }
 
         /**
-         * Whether {@code n} in flight that ran {@code meanRunMs} on average queued inside: at least
-         * {@link #ROOM_STEP} more in flight than the reference, and a mean run time over {@code ROOM}
+         * Whether {@code n} in flight that ran {@code meanRunMs} on average queued inside:
+         * {@linkplain #moreInFlight more} in flight than the reference, and a mean run time over {@code ROOM}
          * times its, and, with {@code halfFifo}, over half the rise a FIFO's would show as well.
          */
         boolean queuedAt(double n, double meanRunMs, boolean halfFifo) {
             double refN = inFlight();
             double rise = halfFifo ? Math.max(ROOM, halfFifoRise(n)) : ROOM;
-            return n >= refN + ROOM_STEP && meanRunMs > rise * runMs(); // false while refN is NaN
+            return moreInFlight(n, refN) && meanRunMs > rise * runMs(); // false while refN is NaN
         }
 
         /** Takes a window: it becomes the reference with no more in flight, or clearly faster (a faster downstream). */

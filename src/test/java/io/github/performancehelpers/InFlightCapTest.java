@@ -504,6 +504,32 @@ class InFlightCapTest {
         }
     }
 
+    /**
+     * One slot of slow calls (52 ms on average, a p99 near 170 ms; target 400, a 200-ms budget),
+     * offered more than it serves, as held-out {@code report} after its halving. A binding cap of 2
+     * starts its calls with 1.9 in flight on average (a call started as another ends sees fewer),
+     * never the 2 that one more than the reference at 1 would need: two calls in the one slot, each
+     * waiting for the other, ran 90 ms on average and read as neither queueing nor a rising load.
+     * The cap grew to 3 near the budget and was not cut back while the run-time p99 did not jump.
+     * A fifth more in flight is enough to read the queueing: the cap stays at 2 near the budget,
+     * and is cut back to 1 when callers are late.
+     */
+    @Test
+    void aSmallCapWhoseCallsQueueInOneSlotIsNotGrownAndIsCutBack() {
+        InFlightCap c = new InFlightCap(400);
+        assertEquals(2, c.step(slotWindow(2.8, 143, 292)), "open: 2.8 in flight at 143 ms, cut by half");
+        assertEquals(1, c.step(slotWindow(1.9, 95, 260)), "the cut drained the run time: cut on");
+        assertEquals(2, c.step(slotWindow(1.0, 51.7, 166)), "alone in the slot, under the budget: one more");
+        assertEquals(2, c.step(slotWindow(1.9, 89.9, 193.7)),
+                "two in the slot ran 1.7 times as long: one more would carry the p99 past the budget");
+        assertEquals(1, c.step(slotWindow(1.9, 100, 240)), "late, over the budget, queued against 1 in flight");
+    }
+
+    /** A window of the one slot above: 20 calls a second timed (merged to 60), callers late. */
+    private static InFlightCap.Window slotWindow(double inFlight, double meanMs, double p99Ms) {
+        return new InFlightCap.Window(3, 60, 60, inFlight, meanMs, p99Ms, true, false, Double.NaN, Double.NaN);
+    }
+
     @Test
     void anUnreachableTargetOpensTheCap() {
         InFlightCap c = new InFlightCap(100);
