@@ -110,6 +110,11 @@ final class CapWindows {
         return refused || (endToEnd.count() > 0 && endToEnd.quantile(0.99) > targetMs);
     }
 
+    /** {@return the start-load verdict of the windows gathered and not yet handed on, null when none} */
+    StartLoad.Verdict gathered() {
+        return windows == 0 ? null : load;
+    }
+
     /** {@return how many windows are gathered and not yet handed on} */
     int gathering() {
         return windows;

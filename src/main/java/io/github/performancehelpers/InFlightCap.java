@@ -157,6 +157,17 @@ import io.github.performancehelpers.internal.PauseExcuse;
  * cut on such a window refused 537 calls in a database's underload, at half its capacity). The
  * pauses are those the executor's threads and the JVM's pause watch noted ({@code PauseWatch}).
  *
+ * <p><b>A doubling judged early.</b> While the executor gathers such a sparse window, a cap that
+ * the last window doubled (or more; at a cap of 1 every growth is one), other than by undoing a
+ * cut, is judged on the calls gathered since, once there are {@link #EARLY_SAMPLES}
+ * ({@link #judgeGrowth}): where they queued against the reference (above) by enough to carry the
+ * run-time p99 past the budget, it goes back to where it was. A doubling is how the cap finds a
+ * downstream given back its capacity, and where the capacity did not come back it lets twice the
+ * calls into what serves half of them: on one slot of slow calls (40 ms, σ 0.7, 19 a second, a
+ * target of 400 ms) a doubled cap is a window of 50 calls, 2.6 s, that each wait inside for
+ * another, run-time p99 over 300 ms. Judged on the calls of the tick's first second, the doubling
+ * costs one second of them.
+ *
  * <p>The cap steps before the rate law, on the same window, and a window that cuts it, or in
  * which it bound, is not given to the law (the law holds its rate): one actuator a window, and a
  * window the cap limited reads to the law as saturated at the cap's throughput, which it took for
@@ -215,6 +226,17 @@ final class InFlightCap {
     static final double QUEUED_RUN_Z = 3;
     /** A window with fewer timed tasks than this changes nothing. */
     static final long MIN_SAMPLES = 50;
+    /**
+     * The calls a doubled cap is judged on before its window is gathered ({@link #judgeGrowth}):
+     * at a doubling a FIFO's calls run about twice as long, and the reading needs half that rise.
+     * Against a reference of 50 calls, the ratio of the means of a lognormal service scatters at
+     * 16 calls by 15 % (σ 0.5) to 27 % (σ 0.8, the widest of the field trial's): drawn so, a
+     * downstream with room reads as queued in 1 % to 7 % of doublings (the cap then grows again at
+     * the next window), and a FIFO's doubling is missed in 1 % to 11 %, which then costs what it
+     * did before, the rest of the gathered window. At 16 calls a second and more, they are the
+     * tick's first second.
+     */
+    static final long EARLY_SAMPLES = 16;
     /**
      * The budget a cut that cost throughput raises is this much over the run time the window
      * before it read: that run time was the downstream's own, its p99 scatters by several percent
@@ -331,6 +353,10 @@ final class InFlightCap {
      * Room at a binding cap shows those cuts took no queueing away: the cap goes back to it.
      */
     private int restoreTo;
+    /** The cap before the last window doubled it, to be judged early ({@link #judgeGrowth}); 0 when none. */
+    private int grewFrom;
+    /** Whether the window being stepped on undid a cut. */
+    private boolean undone;
     /** Whether the last window stepped on bound ({@link #bound()}). */
     private boolean bound;
     /**
@@ -388,6 +414,45 @@ final class InFlightCap {
      * @return the most tasks in flight, {@link #OPEN} when none
      */
     int step(Window w) {
+        int c = cap;
+        undone = false;
+        int next = stepRules(w);
+        // An undo restores a level whose calls were served, not queued: it is not judged again.
+        grewFrom = !undone && c != OPEN && next != OPEN && next >= GROW_MAX * c ? c : 0;
+        return next;
+    }
+
+    /**
+     * Judges the last window's doubling of the cap ({@code GROW_MAX} times or more) on the calls
+     * gathered since it, before the next window is stepped on: where at least
+     * {@link #EARLY_SAMPLES} of them ran, they queued against the reference (more in flight,
+     * {@link #moreInFlight}, and a mean run time over {@link #ROOM} times the reference's and over
+     * half the rise a FIFO's would show), and the window that doubled it, its p99 raised as their
+     * mean run time rose over its mean, would be over the budget, the cap goes back to where it
+     * was. Calls that queue inside within the budget are what the cap allows (a FIFO server whose
+     * calls run a fifth of the budget doubles them). Once a doubling: the next window's step reads
+     * what follows.
+     *
+     * @param timed           the calls gathered since, whose start concurrency and run time were measured
+     * @param meanConcurrency their mean concurrency at start
+     * @param meanRunMs       their mean run time, milliseconds
+     * @return the cap in force
+     */
+    int judgeGrowth(long timed, double meanConcurrency, double meanRunMs) {
+        if (grewFrom > 0 && timed >= EARLY_SAMPLES) {
+            int back = grewFrom;
+            grewFrom = 0;
+            // The p99 the doubled window will read, if it rises as its mean does (as a FIFO's does).
+            double p99 = lastRun * meanRunMs / lastMeanRun;
+            if (reference.queuedAt(meanConcurrency, meanRunMs, true) && p99 > budgetMs()) {
+                cap = back;
+            }
+        }
+        return cap;
+    }
+
+    /** The rules of {@link #step}. */
+    private int stepRules(Window w) {
         int c = cap;
         bound = false;
         if (w.unreachable()) {
@@ -463,6 +528,7 @@ final class InFlightCap {
                 holdLeft = holdSpan;
                 holdSpan = Math.min(MAX_HOLD, 2 * holdSpan);
                 unbound = 0;
+                undone = true;
                 return cap = last.before();
             }
             holdSpan = HOLD;
@@ -579,6 +645,7 @@ final class InFlightCap {
     /** Back to open, nothing pending, the budget at its share. */
     void reset() {
         cap = OPEN;
+        grewFrom = 0;
         pending = null;
         restoreTo = 0;
         unbound = 0;

@@ -1033,9 +1033,15 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
                 refusedInWindow, LOOP.lawStats(controller).targetUnreachable(), LOOP.stallNanos(controller) / 1e6);
         int before = inFlightCap.cap();
         if (w == null) {
-            // Gathering a sparse window: the cap holds, and a window it limited is still not the law's.
+            // Gathering a sparse window: the cap holds unless a doubling is judged on the calls so
+            // far, and a window it limited is still not the law's.
+            StartLoad.Verdict soFar = capWindows.gathered();
+            int cap = inFlightCap.judgeGrowth(soFar.count(), soFar.meanConcurrency(), soFar.meanRunMs());
+            if (cap != before) {
+                delegate.capInFlight(cap);
+            }
             if (inFlightCap.bindsAt(load.meanConcurrency())) {
-                LOOP.holdNextStep(controller, false);
+                LOOP.holdNextStep(controller, cap != before);
             }
             return 1;
         }

@@ -251,6 +251,31 @@ class InFlightCapExecutorTest {
         terminate(e);
     }
 
+    /**
+     * The cap doubled from 9 to 18 on the FIFO server above (calls of 18 ms under a 50-ms budget).
+     * The next tick's window holds 30 calls, too few for the cap to step on, so it is gathered; but
+     * the doubling is judged on them ({@code InFlightCap.judgeGrowth}). Where the server now ends a
+     * call every 10 ms, they ran five times as long as the reference's at 9 in flight, a p99 that
+     * would be over the budget: the cap goes back to 9 at that tick. Where it still ends one every
+     * 2 ms, they ran as the doubling predicted, within the budget, and the cap stays at 18.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {2, 10})
+    void aDoubledCapWhoseFirstCallsQueuePastTheBudgetGoesBackAtTheNextTick(int everyMillis) throws Exception {
+        FakeTicker t = new FakeTicker();
+        ManualScheduler s = new ManualScheduler();
+        PowerFlowExecutor e = afterTwoLateBatches("pool", false, 0, t, s);
+        runThroughGate(e, t, 60, e.inFlightLimit(), 2);
+        t.advanceMillis(1000 - 120);
+        s.runAll();
+        assertEquals(18, e.inFlightLimit(), "doubled");
+        runThroughGate(e, t, 30, 18, everyMillis);
+        t.advanceMillis(1000 - 14 * everyMillis);
+        s.runAll();
+        assertEquals(everyMillis == 2 ? 18 : 9, e.inFlightLimit());
+        terminate(e);
+    }
+
     /** At a fixed rate the same windows cap nothing: all 30 run at once on the 32 slots. */
     @ParameterizedTest
     @ValueSource(strings = {"pool", "virtual"})

@@ -525,6 +525,45 @@ class InFlightCapTest {
         assertEquals(1, c.step(slotWindow(1.9, 100, 240)), "late, over the budget, queued against 1 in flight");
     }
 
+    /**
+     * The same slot: a cap doubled from 1 is judged on the first {@link InFlightCap#EARLY_SAMPLES}
+     * calls after it. Two in the slot ran 95 ms on average against the reference's 51.7: back to 1,
+     * once. Had they run as fast (a second slot given back), or been fewer, or the cap grown by less
+     * than double, or back to where a cut that cost throughput had taken it from, it stays.
+     */
+    @Test
+    void aDoublingWhoseFirstCallsQueuedGoesBackBeforeItsWindowIsGathered() {
+        InFlightCap c = slotAtOne();
+        assertEquals(2, c.step(slotWindow(1.0, 51.7, 166)), "alone in the slot, under the budget: doubled");
+        long early = InFlightCap.EARLY_SAMPLES;
+        assertEquals(2, c.judgeGrowth(early - 1, 1.9, 95), "too few calls yet");
+        assertEquals(1, c.judgeGrowth(early, 1.9, 95), "queued: twice the slot's run time");
+        assertEquals(1, c.judgeGrowth(early, 1.9, 95));
+        assertEquals(2, c.step(slotWindow(1.0, 51.7, 166)), "the next window doubles it again");
+        assertEquals(2, c.judgeGrowth(early + 4, 1.9, 53), "two slots: as fast as one alone");
+        assertEquals(2, c.judgeGrowth(early + 20, 1.9, 95), "judged once a doubling");
+
+        InFlightCap slower = slotAtOne();
+        slower.step(slotWindow(1.0, 51.7, 166));
+        assertEquals(3, slower.step(slotWindow(1.9, 53, 150)), "room at 2: a growth by half, 2 to 3");
+        assertEquals(3, slower.judgeGrowth(early, 2.8, 110), "not a doubling: judged on its own window");
+
+        InFlightCap undoing = slotAtOne();
+        undoing.step(slotWindow(1.0, 51.7, 166));
+        assertEquals(1, undoing.step(slotWindow(1.9, 100, 205)), "queued at 2: cut back");
+        assertEquals(2, undoing.step(new InFlightCap.Window(3, 45, 60, 1.0, 80, 250, true, false, Double.NaN,
+                Double.NaN)), "the cut cost a quarter of the throughput and shortened nothing: undone");
+        assertEquals(2, undoing.judgeGrowth(early, 1.9, 95), "an undo is not judged again");
+    }
+
+    /** An {@link InFlightCap} cut to 1 in flight on the one slot above, its reference at 1.0 in flight. */
+    private static InFlightCap slotAtOne() {
+        InFlightCap c = new InFlightCap(400);
+        c.step(slotWindow(2.8, 143, 292));
+        assertEquals(1, c.step(slotWindow(1.9, 95, 260)));
+        return c;
+    }
+
     /** A window of the one slot above: 20 calls a second timed (merged to 60), callers late. */
     private static InFlightCap.Window slotWindow(double inFlight, double meanMs, double p99Ms) {
         return new InFlightCap.Window(3, 60, 60, inFlight, meanMs, p99Ms, true, false, Double.NaN, Double.NaN);
