@@ -1037,9 +1037,7 @@ public final class PowerFlowExecutor extends AbstractExecutorService implements 
             // far, and a window it limited is still not the law's.
             StartLoad.Verdict soFar = capWindows.gathered();
             int cap = inFlightCap.judgeGrowth(soFar.count(), soFar.meanConcurrency(), soFar.meanRunMs());
-            if (cap != before) {
-                delegate.capInFlight(cap);
-            }
+            delegate.capInFlight(cap); // no change when it holds
             if (inFlightCap.bindsAt(load.meanConcurrency())) {
                 LOOP.holdNextStep(controller, cap != before);
             }

@@ -516,9 +516,7 @@ class InFlightCapTest {
      */
     @Test
     void aSmallCapWhoseCallsQueueInOneSlotIsNotGrownAndIsCutBack() {
-        InFlightCap c = new InFlightCap(400);
-        assertEquals(2, c.step(slotWindow(2.8, 143, 292)), "open: 2.8 in flight at 143 ms, cut by half");
-        assertEquals(1, c.step(slotWindow(1.9, 95, 260)), "the cut drained the run time: cut on");
+        InFlightCap c = slotAtOne();
         assertEquals(2, c.step(slotWindow(1.0, 51.7, 166)), "alone in the slot, under the budget: one more");
         assertEquals(2, c.step(slotWindow(1.9, 89.9, 193.7)),
                 "two in the slot ran 1.7 times as long: one more would carry the p99 past the budget");
@@ -559,8 +557,8 @@ class InFlightCapTest {
     /** An {@link InFlightCap} cut to 1 in flight on the one slot above, its reference at 1.0 in flight. */
     private static InFlightCap slotAtOne() {
         InFlightCap c = new InFlightCap(400);
-        c.step(slotWindow(2.8, 143, 292));
-        assertEquals(1, c.step(slotWindow(1.9, 95, 260)));
+        assertEquals(2, c.step(slotWindow(2.8, 143, 292)), "open: 2.8 in flight at 143 ms, cut by half");
+        assertEquals(1, c.step(slotWindow(1.9, 95, 260)), "the cut drained the run time: cut on");
         return c;
     }
 
